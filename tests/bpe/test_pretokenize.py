@@ -1,0 +1,89 @@
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokenizers_app.bpe.pretokenize import (
+    GPT2_PATTERN,
+    PreTokenizer,
+    iter_chunks,
+    pattern_name,
+    special_regex,
+    split_special,
+)
+
+SPECIALS = ["<|endoftext|>", "<|end|>", "<|e|>\n<|f|>"]
+
+# Text built from the characters that make pre-tokenization subtle: whitespace of every kind,
+# newlines, letters, digits, punctuation, apostrophes and pieces of special tokens.
+ALPHABET = list(" \t\n\r\u3000\xa0aZé字'sl1!?.-<|>ef") + ["\r\n", "'ll", "<|e|>", "<|end|>"]
+texts = st.lists(st.sampled_from(ALPHABET), max_size=120).map("".join)
+
+
+def _pieces(chunks, pretokenizer, specials):
+    out = []
+    for chunk in chunks:
+        for piece, is_special in split_special(chunk, special_regex(specials)):
+            out.extend([piece] if is_special else pretokenizer.split(piece))
+    return out
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "gpt4"])
+@settings(max_examples=400, deadline=None)
+@given(text=texts, cuts=st.lists(st.integers(0, 120), max_size=8), size=st.integers(1, 30))
+def test_chunks_pre_tokenize_exactly_like_the_whole_text(pattern, text, cuts, size):
+    pretokenizer = PreTokenizer(pattern)
+    bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
+    blocks = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    chunks = list(iter_chunks(blocks, SPECIALS, pretokenizer.line_cuts, chunk_chars=size))
+    assert "".join(chunks) == text
+    assert _pieces(chunks, pretokenizer, SPECIALS) == _pieces([text], pretokenizer, SPECIALS)
+
+
+@pytest.mark.parametrize("pattern", ["none", r"\w+|\s+|[^\w\s]+"])
+@settings(max_examples=200, deadline=None)
+@given(text=texts, size=st.integers(1, 30))
+def test_patterns_without_line_cuts_are_cut_only_after_special_tokens(pattern, text, size):
+    pretokenizer = PreTokenizer(pattern)
+    chunks = list(iter_chunks([text], SPECIALS, pretokenizer.line_cuts, chunk_chars=size))
+    assert _pieces(chunks, pretokenizer, SPECIALS) == _pieces([text], pretokenizer, SPECIALS)
+
+
+def test_chunks_are_cut_at_lone_newlines_between_words():
+    blocks = ["one\n", "two\n", "three  \n\n", "four\n", "five"]
+    chunks = list(iter_chunks(blocks, [], True, chunk_chars=4))
+    assert chunks == ["one\n", "two\n", "three  \n\nfour\n", "five"]
+
+
+def test_a_special_token_split_across_blocks_is_kept_whole():
+    chunks = list(iter_chunks(["ab<|end", "oftext|>cd"], ["<|endoftext|>"], True, chunk_chars=2))
+    assert "".join(chunks) == "ab<|endoftext|>cd"
+    assert any("<|endoftext|>" in chunk for chunk in chunks)
+
+
+def test_the_longest_special_token_wins_at_a_position():
+    pieces = list(split_special("a<|end|>b<|endoftext|>", special_regex(["<|end|>",
+                                                                         "<|endoftext|>"])))
+    assert pieces == [("a", False), ("<|end|>", True), ("b", False), ("<|endoftext|>", True)]
+
+
+def test_gpt2_pattern_splits_like_gpt2():
+    assert PreTokenizer("gpt2").split("Hello world's  end!!\n") == [
+        "Hello", " world", "'s", " ", " end", "!!", "\n"]
+
+
+def test_gpt4_pattern_groups_digits_by_three():
+    assert PreTokenizer("gpt4").split("12345 ok") == ["123", "45", " ok"]
+
+
+def test_none_pattern_keeps_the_whole_text():
+    assert PreTokenizer("none").split("a b  c") == ["a b  c"]
+
+
+def test_a_custom_pattern_with_groups_still_yields_whole_matches():
+    assert PreTokenizer(r"(\w)+|(\s)+|[^\w\s]+").split("ab, cd") == ["ab", ",", " ", "cd"]
+
+
+def test_pattern_names_are_recognized_from_their_regex():
+    assert pattern_name(GPT2_PATTERN) == "gpt2"
+    assert pattern_name("gpt4") == "gpt4"
+    assert pattern_name(r"\S+|\s+") == r"\S+|\s+"

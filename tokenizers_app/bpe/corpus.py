@@ -1,0 +1,82 @@
+"""Reading a training corpus as a stream: paths or strings in, text blocks out.
+
+A *source* is a path (``str`` or ``os.PathLike``), or an iterable whose items are paths
+(``os.PathLike``) or texts (``str``). Each file and each text is one *document*: pre-tokens never
+span two documents. Files are decoded as strict UTF-8 while they are read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+BLOCK_BYTES = 1 << 20
+
+Document = tuple[str, Iterable[str]]  # (name for messages, text blocks)
+
+
+def iter_documents(source) -> Iterator[Document]:
+    """Yield ``(name, blocks)`` for each document of a source.
+
+    ``iter_documents(["ab", "cd"]) -> ("text 0", ["ab"]), ("text 1", ["cd"])``
+    """
+    if isinstance(source, (str, os.PathLike)):
+        source = [Path(source)]
+    if isinstance(source, (bytes, bytearray)):
+        raise ValueError("a corpus source must be text or paths, not bytes")
+    for index, item in enumerate(source):
+        if isinstance(item, os.PathLike):
+            yield str(item), read_blocks(item)
+        elif isinstance(item, str):
+            yield f"text {index}", [item]
+        else:
+            raise ValueError(f"corpus item {index} is {type(item).__name__}, not a path or a str")
+
+
+def source_size(source) -> int:
+    """Total bytes of a source, for progress; 0 when unknown (an iterable of texts)."""
+    if isinstance(source, (str, os.PathLike)):
+        return _file_size(source)
+    if isinstance(source, (list, tuple)):
+        return sum(_file_size(item) if isinstance(item, os.PathLike) else len(item.encode())
+                   for item in source if isinstance(item, (str, os.PathLike)))
+    return 0
+
+
+def _file_size(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError as exc:
+        raise ValueError(f"cannot read corpus file {os.fspath(path)!r}: {exc.strerror}") from None
+
+
+def read_blocks(path, block_bytes: int = BLOCK_BYTES) -> Iterator[str]:
+    """Decode a file as strict UTF-8, block by block.
+
+    A byte that is not UTF-8 raises ``ValueError`` naming the file and the byte offset.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    offset = 0  # bytes handed to the decoder so far
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise ValueError(f"cannot read corpus file {os.fspath(path)!r}: {exc.strerror}") from None
+    with handle:
+        while True:
+            data = handle.read(block_bytes)
+            pending = len(decoder.getstate()[0])
+            try:
+                text = decoder.decode(data, final=not data)
+            except UnicodeDecodeError as exc:
+                where = offset - pending + exc.start
+                raise ValueError(
+                    f"corpus file {os.fspath(path)!r} is not valid UTF-8: "
+                    f"byte 0x{exc.object[exc.start]:02x} at byte offset {where}"
+                ) from None
+            offset += len(data)
+            if text:
+                yield text
+            if not data:
+                return

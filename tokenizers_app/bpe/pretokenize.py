@@ -1,0 +1,168 @@
+"""Pre-tokenization: named split patterns, special-token splitting, safe chunking.
+
+A *pattern* cuts text into pre-tokens; merges never cross a pre-token boundary. Special tokens are
+cut out before the pattern runs, longest match first at any position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import regex
+
+GPT2_PATTERN = (
+    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+)
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+NAMED_PATTERNS: dict[str, str | None] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "none": None}
+
+# A cut after a lone "\n" between two non-space characters is a pre-token boundary for both named
+# patterns, whatever follows: see `iter_chunks` and tests/bpe/test_pretokenize.py.
+_LINE_CUT = regex.compile(r"(?r)(?<=\S\n)(?=\S)")
+
+
+def pattern_regex(pattern: str) -> str | None:
+    """The regex source for a pattern name (``gpt2``, ``gpt4``, ``none``) or a custom regex.
+
+    ``pattern_regex("none") -> None``; ``pattern_regex(r"\\w+|\\W+") -> r"\\w+|\\W+"``.
+    """
+    if pattern in NAMED_PATTERNS:
+        return NAMED_PATTERNS[pattern]
+    if not isinstance(pattern, str) or not pattern:
+        raise ValueError(f"pattern must be 'gpt2', 'gpt4', 'none' or a regex, got {pattern!r}")
+    try:
+        regex.compile(pattern)
+    except regex.error as exc:
+        raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from None
+    return pattern
+
+
+def pattern_name(pattern: str) -> str:
+    """The short name of a pattern given by name or by regex source (custom when unknown)."""
+    for name, source in NAMED_PATTERNS.items():
+        if pattern in (name, source):
+            return name
+    return pattern
+
+
+class PreTokenizer:
+    """Splits text into pre-tokens with one pattern.
+
+    ``PreTokenizer("gpt2").split("Hello world!") -> ['Hello', ' world', '!']``
+    """
+
+    def __init__(self, pattern: str = "gpt2"):
+        self.pattern = pattern_name(pattern)
+        source = pattern_regex(pattern)
+        self.regex = regex.compile(source) if source is not None else None
+        self.checked = self.pattern not in NAMED_PATTERNS  # custom regexes must prove lossless
+
+    def split(self, text: str) -> list[str]:
+        if not text:
+            return []
+        if self.regex is None:
+            return [text]
+        if not self.checked:
+            return self.regex.findall(text)
+        pieces = [m.group() for m in self.regex.finditer(text) if m.end() > m.start()]
+        if sum(map(len, pieces)) != len(text):
+            raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
+        return pieces
+
+    def _gap(self, text: str) -> str:
+        end = 0
+        for match in self.regex.finditer(text):
+            if match.start() != end:
+                break
+            end = match.end()
+        return f"its matches skip the text at character offset {end}: {text[end:end + 20]!r}"
+
+    @property
+    def line_cuts(self) -> bool:
+        """Whether chunks may be cut at lines (proven only for the named regex patterns)."""
+        return self.pattern in ("gpt2", "gpt4")
+
+
+def check_special_tokens(special_tokens: Iterable[str]) -> list[str]:
+    """Validate a list of special tokens: non-empty strings, no duplicates."""
+    tokens = list(special_tokens or [])
+    seen = set()
+    for token in tokens:
+        if not isinstance(token, str) or token == "":
+            raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+        if token in seen:
+            raise ValueError(f"special token {token!r} is listed twice")
+        seen.add(token)
+    return tokens
+
+
+def special_regex(special_tokens: Iterable[str]) -> regex.Pattern | None:
+    """A regex matching any special token, the longest one first at a given position."""
+    tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
+    if not tokens:
+        return None
+    return regex.compile("|".join(regex.escape(t) for t in tokens))
+
+
+def split_special(text: str, special: regex.Pattern | None) -> Iterator[tuple[str, bool]]:
+    """Yield ``(piece, is_special)`` in order; empty text pieces are skipped.
+
+    ``split_special("a<|e|>b", special_regex(["<|e|>"])) -> ("a", False), ("<|e|>", True),
+    ("b", False)``
+    """
+    if special is None:
+        if text:
+            yield text, False
+        return
+    start = 0
+    for match in special.finditer(text):
+        if match.start() > start:
+            yield text[start:match.start()], False
+        yield match.group(), True
+        start = match.end()
+    if start < len(text):
+        yield text[start:], False
+
+
+def iter_chunks(
+    blocks: Iterable[str],
+    special_tokens: Iterable[str] = (),
+    line_cuts: bool = True,
+    chunk_chars: int = 1 << 20,
+) -> Iterator[str]:
+    """Re-cut a stream of text blocks into chunks that pre-tokenize independently.
+
+    Pre-tokenizing each chunk gives exactly the pre-tokens of the whole stream. A chunk ends
+    right after a special token, or (``line_cuts``) after a lone newline between two non-space
+    characters: ``"ab\\ncd"`` may be cut as ``"ab\\n" | "cd"``. No cut is made where a special token
+    could still be completed by the next block. Without a safe cut the chunk keeps growing.
+    """
+    special = special_regex(special_tokens)
+    longest = max((len(t) for t in special_tokens), default=0)
+    buffer = ""
+    for block in blocks:
+        buffer += block
+        if len(buffer) < chunk_chars:
+            continue
+        cut = _safe_cut(buffer, special, longest, line_cuts)
+        if cut:
+            yield buffer[:cut]
+            buffer = buffer[cut:]
+    if buffer:
+        yield buffer
+
+
+def _safe_cut(buffer: str, special: regex.Pattern | None, longest: int, line_cuts: bool) -> int:
+    """The last position in ``buffer`` where the stream may be cut (0 when there is none)."""
+    limit = len(buffer) - longest  # a special token starting after this may be incomplete
+    spans = [m.span() for m in special.finditer(buffer)] if special else []
+    spans = [span for span in spans if span[0] <= limit]
+    cut = spans[-1][1] if spans else 0
+    if line_cuts:
+        match = _LINE_CUT.search(buffer, cut, max(cut, limit - 1))
+        if match and not any(start < match.start() < end for start, end in spans):
+            cut = max(cut, match.start())
+    return cut

@@ -1,0 +1,203 @@
+"""Tokenizer: encode / encode_ordinary / decode / token_spans / encode_iterable.
+
+Within each pre-token the merge of lowest rank present is applied until none applies, which gives
+the ids of GPT-2, tiktoken and Hugging Face ``tokenizers`` for the same vocab and merges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from .pretokenize import (
+    PreTokenizer,
+    check_special_tokens,
+    iter_chunks,
+    special_regex,
+    split_special,
+)
+from .training import merge_word
+
+CACHE_SIZE = 1 << 16
+_NO_RANK = 1 << 62
+
+
+class Tokenizer:
+    """A byte-level BPE tokenizer.
+
+    ``vocab: dict[int, bytes]`` holds every token, special tokens included (as their UTF-8
+    bytes); ``merges: list[tuple[bytes, bytes]]`` in rank order; ``special_tokens`` is a list of
+    strings whose ids are found in ``vocab``, or a ``dict[str, int]``.
+    """
+
+    algorithm = "byte_bpe"
+
+    def __init__(self, vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
+                 special_tokens=(), pattern: str = "gpt2", merge_counts: list[int] | None = None):
+        self.vocab = dict(vocab)
+        self.merges = [(bytes(a), bytes(b)) for a, b in merges]
+        self.merge_counts = list(merge_counts) if merge_counts is not None else None
+        self.pretokenizer = PreTokenizer(pattern)
+        self.pattern = self.pretokenizer.pattern
+        self.special_ids = self._special_ids(special_tokens)
+        self.special_tokens = list(self.special_ids)
+        self._byte_ids = self._find_byte_ids()
+        self._ranks, self._merged = self._rank_table()
+        self._special_re = special_regex(self.special_tokens)
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _special_ids(self, special_tokens) -> dict[str, int]:
+        if isinstance(special_tokens, dict):
+            check_special_tokens(special_tokens)
+            for token, token_id in special_tokens.items():
+                if self.vocab.get(token_id) != token.encode():
+                    raise ValueError(f"special token {token!r} is not id {token_id} in the vocab")
+            return dict(special_tokens)
+        tokens = check_special_tokens(special_tokens)
+        by_bytes = {}
+        for token_id in sorted(self.vocab, reverse=True):  # lowest id wins on duplicates
+            by_bytes[self.vocab[token_id]] = token_id
+        missing = [t for t in tokens if t.encode() not in by_bytes]
+        if missing:
+            raise ValueError(f"special token {missing[0]!r} is not in the vocab")
+        return {t: by_bytes[t.encode()] for t in tokens}
+
+    def _find_byte_ids(self) -> list[int]:
+        specials = set(self.special_ids.values())
+        ids: dict[bytes, int] = {}
+        for token_id, token in sorted(self.vocab.items(), reverse=True):
+            if len(token) == 1 and token_id not in specials:
+                ids[token] = token_id
+        missing = [b for b in range(256) if bytes([b]) not in ids]
+        if missing:
+            raise ValueError(f"the vocab has no token for byte 0x{missing[0]:02x}; byte-level "
+                             f"BPE needs all 256 single bytes")
+        return [ids[bytes([b])] for b in range(256)]
+
+    def _rank_table(self):
+        """``(left id, right id) -> rank`` and ``rank -> merged id``."""
+        specials = set(self.special_ids.values())
+        ids = {}
+        for token_id, token in sorted(self.vocab.items(), reverse=True):
+            if token_id not in specials:
+                ids[token] = token_id
+        ranks, merged = {}, []
+        for rank, (left, right) in enumerate(self.merges):
+            for part in (left, right, left + right):
+                if part not in ids:
+                    raise ValueError(f"merge {rank} ({left!r}, {right!r}): token {part!r} is "
+                                     f"not in the vocab")
+            ranks.setdefault((ids[left], ids[right]), rank)
+            merged.append(ids[left + right])
+        return ranks, merged
+
+    # -- properties ---------------------------------------------------------------------------
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        try:
+            return self.vocab[token_id]
+        except KeyError:
+            raise ValueError(f"token id {token_id!r} is not in the vocab") from None
+
+    # -- encoding -----------------------------------------------------------------------------
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode text, treating special-token text as plain text."""
+        ids: list[int] = []
+        for piece in self.pretokenizer.split(text):
+            ids.extend(self._encode_piece(piece))
+        return ids
+
+    def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
+        """Encode text; special tokens in ``allowed_special`` (a set, or ``"all"``) become their
+        ids. Text of any special token that is disallowed (default: all not allowed) raises
+        ``ValueError``, as tiktoken does."""
+        allowed = self._allowed(allowed_special, disallowed_special, text)
+        ids: list[int] = []
+        for piece, is_special in split_special(text, special_regex(allowed)):
+            if is_special:
+                ids.append(self.special_ids[piece])
+            else:
+                ids.extend(self.encode_ordinary(piece))
+        return ids
+
+    def _allowed(self, allowed_special, disallowed_special, text: str) -> list[str]:
+        if allowed_special == "all":
+            allowed = list(self.special_tokens)
+        else:
+            allowed = [t for t in self.special_tokens if t in set(allowed_special)]
+        if disallowed_special == "all":
+            disallowed = [t for t in self.special_tokens if t not in allowed]
+        else:
+            disallowed = list(disallowed_special)
+        found = special_regex(disallowed).search(text) if disallowed else None
+        if found:
+            raise ValueError(
+                f"text holds the special token {found.group()!r}, which is not allowed; pass "
+                f"allowed_special={{{found.group()!r}}} to encode it as a special token, or "
+                f"disallowed_special=() to encode it as plain text")
+        return allowed
+
+    def _encode_piece(self, piece: str) -> tuple[int, ...]:
+        ids = self._cache.get(piece)
+        if ids is None:
+            ids = tuple(self.bpe(piece.encode()))
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()
+            self._cache[piece] = ids
+        return ids
+
+    def bpe(self, data: bytes) -> list[int]:
+        """Apply merges to one pre-token, lowest rank first, until none applies."""
+        ids = [self._byte_ids[b] for b in data]
+        ranks = self._ranks
+        while len(ids) > 1:
+            pair = min(zip(ids, ids[1:]), key=lambda p: ranks.get(p, _NO_RANK))
+            rank = ranks.get(pair)
+            if rank is None:
+                break
+            ids = merge_word(ids, pair, self._merged[rank])
+        return ids
+
+    def encode_iterable(self, texts: Iterable[str], allowed_special=frozenset(),
+                        disallowed_special="all") -> Iterator[int]:
+        """Encode a stream of text (for example the lines of a file) in constant memory.
+
+        Yields exactly the ids of ``encode("".join(texts), ...)``: the stream is cut only where a
+        cut cannot change pre-tokens.
+        """
+        if allowed_special == "all":
+            allowed = self.special_tokens
+        else:
+            allowed = [t for t in self.special_tokens if t in set(allowed_special)]
+        chunks = iter_chunks(texts, allowed, self.pretokenizer.line_cuts, chunk_chars=1 << 16)
+        for chunk in chunks:
+            yield from self.encode(chunk, allowed_special, disallowed_special)
+
+    # -- decoding -----------------------------------------------------------------------------
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        return b"".join(self.token_bytes(i) for i in ids)
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Concatenate token bytes and decode UTF-8, replacing invalid sequences."""
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def token_spans(self, text: str, allowed_special="all") -> list[tuple[int, int, int]]:
+        """``(token id, start byte, end byte)`` of each token of ``text``, for display."""
+        spans, offset = [], 0
+        for token_id in self.encode(text, allowed_special, disallowed_special=()):
+            size = len(self.vocab[token_id])
+            spans.append((token_id, offset, offset + size))
+            offset += size
+        return spans
+
+    def __repr__(self) -> str:
+        return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
+                f"pattern={self.pattern!r}, special_tokens={self.special_tokens!r})")
+
