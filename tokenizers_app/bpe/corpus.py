@@ -14,13 +14,13 @@ from pathlib import Path
 
 BLOCK_BYTES = 1 << 20
 
-Document = tuple[str, Iterable[str]]  # (name for messages, text blocks)
+Document = tuple[Path | None, Iterable[str]]  # (the file, or None for a text; text blocks)
 
 
 def iter_documents(source) -> Iterator[Document]:
-    """Yield ``(name, blocks)`` for each document of a source.
+    """Yield ``(path, blocks)`` for each document of a source (``path`` is None for a text).
 
-    ``iter_documents(["ab", "cd"]) -> ("text 0", ["ab"]), ("text 1", ["cd"])``
+    ``iter_documents(["ab", "cd"]) -> (None, ["ab"]), (None, ["cd"])``
     """
     if isinstance(source, (str, os.PathLike)):
         source = [Path(source)]
@@ -28,9 +28,9 @@ def iter_documents(source) -> Iterator[Document]:
         raise ValueError("a corpus source must be text or paths, not bytes")
     for index, item in enumerate(source):
         if isinstance(item, os.PathLike):
-            yield str(item), read_blocks(item)
+            yield Path(item), read_blocks(item)
         elif isinstance(item, str):
-            yield f"text {index}", [item]
+            yield None, [item]
         else:
             raise ValueError(f"corpus item {index} is {type(item).__name__}, not a path or a str")
 

@@ -6,14 +6,21 @@ Token ids: special tokens first (``0..k-1``, in list order), then the 256 single
 
 from __future__ import annotations
 
-import heapq
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .corpus import iter_documents, source_size
-from .pretokenize import PreTokenizer, check_special_tokens, iter_chunks, special_regex, split_special
+from .counting import (
+    add_counts,
+    count_chunk,
+    count_file_parallel,
+    default_workers,
+    is_large_file,
+)
+from .merging import learn_merges
+from .pretokenize import PreTokenizer, check_special_tokens, iter_chunks
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 ShouldStop = Callable[[], bool]
@@ -40,15 +47,18 @@ class TrainResult:
 
 def train_bpe(source, vocab_size: int, special_tokens=(), pattern: str = "gpt2",
               min_frequency: int = 1, progress: Progress | None = None,
-              should_stop: ShouldStop | None = None) -> TrainResult:
-    """Train a byte-level BPE tokenizer on a source (see ``corpus.iter_documents``)."""
+              should_stop: ShouldStop | None = None, workers: int | None = None) -> TrainResult:
+    """Train a byte-level BPE tokenizer on a source (see ``corpus.iter_documents``).
+
+    ``workers``: processes for counting large files (default: all cores; 1 counts in-process).
+    """
     special_tokens = check_special_tokens(special_tokens)
     pretokenizer = PreTokenizer(pattern)
     check_vocab_size(vocab_size, len(special_tokens))
     if not isinstance(min_frequency, int) or min_frequency < 1:
         raise ValueError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
     ticker = Ticker(progress, should_stop)
-    word_counts = count_pretokens(source, pretokenizer, special_tokens, ticker)
+    word_counts = count_pretokens(source, pretokenizer, special_tokens, ticker, workers)
     if not word_counts:
         raise ValueError("the corpus is empty: it holds no text to train on")
     num_merges = vocab_size - 256 - len(special_tokens)
@@ -92,102 +102,39 @@ class Ticker:
 
 
 def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str],
-                    ticker: Ticker) -> dict[bytes, int]:
-    """Count the pre-tokens of a source as UTF-8 bytes; special tokens are cut out and dropped."""
+                    ticker: Ticker, workers: int | None = None) -> dict[bytes, int]:
+    """Count the pre-tokens of a source as UTF-8 bytes; special tokens are cut out and dropped.
+
+    Files of more than two ranges are counted in ``workers`` processes (default: all cores)."""
     counts: Counter[str] = Counter()
     total, done = source_size(source), 0
+    workers = workers or default_workers()
     ticker("count", 0, total, force=True)
-    for _name, blocks in iter_documents(source):
+    for path, blocks in iter_documents(source):
+        if workers > 1 and is_large_file(path):
+            def on_range(size):
+                nonlocal done
+                done += size
+                ticker("count", done, max(total, done))
+            add_counts(counts, count_file_parallel(path, pretokenizer.pattern, special_tokens,
+                                                   workers, on_range))
+            continue
         for chunk in iter_chunks(blocks, special_tokens, pretokenizer.line_cuts):
-            counts.update(count_chunk(chunk, pretokenizer, special_tokens))
+            add_counts(counts, count_chunk(chunk, pretokenizer, special_tokens))
             done += len(chunk.encode())
             ticker("count", done, max(total, done))
     ticker("count", done, max(total, done), force=True)
     return {word.encode(): count for word, count in counts.items()}
 
 
-def count_chunk(chunk: str, pretokenizer: PreTokenizer, special_tokens: list[str]) -> Counter:
-    """``count_chunk("a a<|e|>", PreTokenizer(), ["<|e|>"]) -> Counter({"a": 1, " a": 1})``"""
-    counts: Counter[str] = Counter()
-    for piece, is_special in split_special(chunk, special_regex(special_tokens)):
-        if not is_special:
-            counts.update(pretokenizer.split(piece))
-    return counts
-
-
-class _Greatest:
-    """Orders byte-string pairs greatest first, so a min-heap pops the tie-break winner."""
-
-    __slots__ = ("key",)
-
-    def __init__(self, key: tuple[bytes, bytes]):
-        self.key = key
-
-    def __lt__(self, other: _Greatest) -> bool:
-        return self.key > other.key
-
-
 def tie_break_key(left: bytes, right: bytes) -> tuple[bytes, bytes]:
     """The tie-break rule: among pairs of equal count, the lexicographically greatest pair of
-    byte strings ``(left, right)`` wins (``left`` compared first).
+    byte strings ``(left, right)`` wins (``left`` compared first). ``merging.order_key`` keeps
+    this order, reversed, for the merge loop's min-heap.
 
     ``max([(b"a", b"b"), (b"b", b"a")], key=lambda p: tie_break_key(*p)) -> (b"b", b"a")``
     """
     return (left, right)
-
-
-def learn_merges(word_counts: dict[bytes, int], num_merges: int, min_frequency: int = 1,
-                 ticker: Ticker | None = None) -> tuple[list[tuple[bytes, bytes]], list[int]]:
-    """Learn up to ``num_merges`` merges over weighted words; returns (merges, merge counts)."""
-    ticker = ticker or Ticker(None, None)
-    tokens = [bytes([b]) for b in range(256)]  # internal id -> bytes
-    words = [list(word) for word in word_counts]
-    freqs = list(word_counts.values())
-    stats, where = _count_pairs(words, freqs)
-    heap = [(-count, _Greatest(tie_break_key(tokens[a], tokens[b])), (a, b))
-            for (a, b), count in stats.items()]
-    heapq.heapify(heap)
-    merges: list[tuple[bytes, bytes]] = []
-    counts: list[int] = []
-    ticker("merge", 0, num_merges, force=True)
-    while len(merges) < num_merges:
-        # choose the best pair: highest count, then the tie-break
-        pair, count = _pop_best(heap, stats)
-        if pair is None or count < min_frequency:
-            break
-        # record the merge as a new token
-        left, right = tokens[pair[0]], tokens[pair[1]]
-        merges.append((left, right))
-        counts.append(count)
-        tokens.append(left + right)
-        # rewrite the words that contain it, and re-rank the pairs whose counts changed
-        for changed in _apply_merge(pair, len(tokens) - 1, words, freqs, stats, where):
-            if stats.get(changed, 0) > 0:
-                key = _Greatest(tie_break_key(tokens[changed[0]], tokens[changed[1]]))
-                heapq.heappush(heap, (-stats[changed], key, changed))
-        ticker("merge", len(merges), num_merges)
-    ticker("merge", len(merges), len(merges), force=True)  # done, even when it stopped early
-    return merges, counts
-
-
-def _count_pairs(words: list[list[int]], freqs: list[int]):
-    """Weighted adjacent-pair counts and, per pair, the indices of the words holding it."""
-    stats: dict[tuple[int, int], int] = defaultdict(int)
-    where: dict[tuple[int, int], set[int]] = defaultdict(set)
-    for index, (word, freq) in enumerate(zip(words, freqs)):
-        for pair in zip(word, word[1:]):
-            stats[pair] += freq
-            where[pair].add(index)
-    return stats, where
-
-
-def _pop_best(heap, stats):
-    """Pop heap entries until one matches the current count of its pair (stale ones are lazy)."""
-    while heap:
-        negative, _key, pair = heapq.heappop(heap)
-        if stats.get(pair, 0) == -negative:
-            return pair, -negative
-    return None, 0
 
 
 def merge_word(word: list[int], pair: tuple[int, int], new: int) -> list[int]:
@@ -203,25 +150,3 @@ def merge_word(word: list[int], pair: tuple[int, int], new: int) -> list[int]:
             i += 1
     return out
 
-
-def _apply_merge(pair, new, words, freqs, stats, where) -> set[tuple[int, int]]:
-    """Merge ``pair`` into ``new`` in every word holding it; update pair counts and index."""
-    changed: set[tuple[int, int]] = set()
-    for index in sorted(where.pop(pair, ())):
-        word, freq = words[index], freqs[index]
-        merged = merge_word(word, pair, new)
-        if len(merged) == len(word):
-            continue  # a stale index entry: the pair left this word earlier
-        for old in zip(word, word[1:]):
-            stats[old] -= freq
-            changed.add(old)
-        for fresh in zip(merged, merged[1:]):
-            stats[fresh] += freq
-            changed.add(fresh)
-            if new in fresh:
-                where[fresh].add(index)
-        words[index] = merged
-    for gone in [p for p in changed if stats[p] <= 0]:
-        del stats[gone]
-    stats.pop(pair, None)
-    return changed

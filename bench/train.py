@@ -1,0 +1,84 @@
+"""Training: ours against Hugging Face `tokenizers`, on the same file, in the same run.
+
+    python bench/train.py --corpus PATH --vocab-size 32000 [--pattern gpt2] [--special-token T]
+
+Each trainer runs in a fresh child process, one after the other; the script prints wall time,
+peak RSS (the child's own peak plus its largest worker's, for ours) and the ratios ours / peer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+OURS = """
+import json, resource, sys, time
+from pathlib import Path
+from tokenizers_app.bpe import train_bpe
+args = json.loads(sys.argv[1])
+start = time.perf_counter()
+result = train_bpe(Path(args["corpus"]), args["vocab_size"], special_tokens=args["special"],
+                   pattern=args["pattern"])
+seconds = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(
+    resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": len(result.vocab)}))
+"""
+
+PEER = """
+import json, resource, sys, time
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers, Regex
+args = json.loads(sys.argv[1])
+start = time.perf_counter()
+tok = Tokenizer(models.BPE())
+if args["pattern"] == "gpt2":
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+else:
+    from tokenizers_app.bpe.pretokenize import pattern_regex
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(pattern_regex(args["pattern"])), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+tok.add_special_tokens(args["special"])
+trainer = trainers.BpeTrainer(vocab_size=args["vocab_size"], special_tokens=args["special"],
+                              initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                              min_frequency=0, show_progress=False)
+tok.train([args["corpus"]], trainer)
+seconds = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": tok.get_vocab_size()}))
+"""
+
+
+def run(code: str, args: dict) -> dict:
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(args)], cwd=REPO, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--vocab-size", type=int, required=True)
+    parser.add_argument("--pattern", default="gpt2")
+    parser.add_argument("--special-token", action="append", default=None)
+    opts = parser.parse_args()
+    args = {"corpus": str(Path(opts.corpus).resolve()), "vocab_size": opts.vocab_size,
+            "pattern": opts.pattern, "special": opts.special_token or ["<|endoftext|>"]}
+    size_mb = Path(args["corpus"]).stat().st_size / 1e6
+    print(f"corpus {opts.corpus} ({size_mb:.1f} MB), vocab {opts.vocab_size}, "
+          f"pattern {opts.pattern}, special {args['special']}")
+    ours, peer = run(OURS, args), run(PEER, args)
+    print(f"{'trainer':<28}{'wall s':>10}{'peak RSS MB':>14}{'vocab':>8}")
+    for name, r in (("ours (Python)", ours), ("HF tokenizers (Rust)", peer)):
+        print(f"{name:<28}{r['seconds']:>10.2f}{r['rss_kb'] / 1024:>14.0f}{r['vocab']:>8}")
+    print(f"ratio ours/HF: time {ours['seconds'] / peer['seconds']:.2f}x, "
+          f"peak RSS {ours['rss_kb'] / peer['rss_kb']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

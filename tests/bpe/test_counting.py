@@ -1,0 +1,60 @@
+from collections import Counter
+
+import pytest
+
+from tests.bpe.corpora import SAMPLES, varied_text
+from tokenizers_app.bpe import counting
+from tokenizers_app.bpe.counting import count_chunk, count_range, plan_ranges
+from tokenizers_app.bpe.pretokenize import PreTokenizer
+
+SPECIALS = ["<|endoftext|>"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    text = varied_text(300_000, seed=7)
+    text = "<|endoftext|>".join(text[i:i + 9000] for i in range(0, len(text), 9000))
+    path = tmp_path_factory.mktemp("corpus") / "corpus.txt"
+    path.write_text(text, encoding="utf-8")
+    return path, text
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "gpt4", "none", r"\w+|\s+|[^\w\s]+"])
+def test_ranges_count_exactly_like_the_whole_file(corpus, pattern):
+    path, text = corpus
+    ranges = plan_ranges(path, pattern, SPECIALS, range_bytes=5000)
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(text.encode())
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert len(ranges) > 10
+    total = Counter()
+    for start, end in ranges:
+        total.update(count_range(path, start, end, pattern, SPECIALS))
+    assert total == count_chunk(text, PreTokenizer(pattern), SPECIALS)
+
+
+def test_line_cuts_make_ranges_without_special_tokens(tmp_path):
+    path = tmp_path / "lines.txt"
+    text = "".join(SAMPLES.values()) * 20
+    path.write_text(text, encoding="utf-8")
+    ranges = plan_ranges(path, "gpt2", [], range_bytes=3000)
+    assert len(ranges) > 5
+    total = Counter()
+    for start, end in ranges:
+        total.update(count_range(path, start, end, "gpt2", []))
+    assert total == count_chunk(text, PreTokenizer("gpt2"), [])
+
+
+def test_parallel_counting_in_processes_equals_one_process(corpus, monkeypatch):
+    path, text = corpus
+    monkeypatch.setattr(counting, "RANGE_BYTES", 20_000)
+    done = []
+    parallel = counting.count_file_parallel(path, "gpt2", SPECIALS, 2, done.append)
+    assert parallel == count_chunk(text, PreTokenizer("gpt2"), SPECIALS)
+    assert sum(done) == len(text.encode())
+
+
+def test_a_bad_byte_in_a_range_names_its_file_offset(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"x" * 100 + b"\xfe" + b"y" * 10)
+    with pytest.raises(ValueError, match="byte offset 100"):
+        count_range(path, 50, 111, "gpt2", [])

@@ -1,0 +1,17 @@
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_core_imports_without_django():
+    code = (
+        "import sys, tokenizers_app.bpe, tokenizers_app.bpe.formats;"
+        "import tokenizers_app.bpe.metrics, tokenizers_app.bpe.baselines, tokenizers_app.bpe.char_bpe;"
+        "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'));"
+        "print(len(loaded), loaded[:3])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True,
+                         capture_output=True, text=True).stdout
+    assert out.startswith("0 "), f"the BPE core loaded Django modules: {out}"

@@ -1,0 +1,150 @@
+"""Counting pre-tokens of a large file in parallel, over byte ranges cut at safe points.
+
+A file is split into byte ranges whose boundaries are *safe cuts* (see ``pretokenize.iter_chunks``):
+right after a special token, or (patterns gpt2/gpt4) after a lone newline between two non-space
+characters. Each range then pre-tokenizes independently, so the summed counts equal the counts
+of the whole file. ``plan_ranges`` and ``count_range`` are also what the registry's fan-out uses.
+"""
+
+from __future__ import annotations
+
+import codecs
+import multiprocessing
+import os
+from collections import Counter
+
+import regex
+
+from .pretokenize import PreTokenizer, special_regex, split_special
+
+RANGE_BYTES = 4 << 20
+WINDOW_BYTES = 1 << 16
+_FORWARD_LINE_CUT = regex.compile(r"(?<=\S\n)(?=\S)")
+
+
+def plan_ranges(path, pattern: str, special_tokens: list[str],
+                range_bytes: int = RANGE_BYTES) -> list[tuple[int, int]]:
+    """Byte ranges ``[(start, end), ...]`` covering the file, each boundary a safe cut.
+
+    A file without a safe cut near a boundary gets fewer, longer ranges.
+    """
+    size = os.path.getsize(path)
+    line_cuts = PreTokenizer(pattern).line_cuts
+    cuts = [0]
+    for offset in range(range_bytes, size, range_bytes):
+        if offset > cuts[-1]:
+            cut = find_cut(path, offset, size, special_tokens, line_cuts)
+            if cut < size and cut > cuts[-1]:
+                cuts.append(cut)
+    cuts.append(size)
+    return list(zip(cuts, cuts[1:]))
+
+
+def find_cut(path, offset: int, size: int, special_tokens: list[str], line_cuts: bool) -> int:
+    """The first safe cut at or after byte ``offset`` (``size`` when there is none)."""
+    longest = max((len(t) for t in special_tokens), default=0)
+    back = 4 * longest + 4  # to see a special token that straddles ``offset``
+    special = special_regex(special_tokens)
+    start = max(0, offset - back)
+    with open(path, "rb") as handle:
+        while start < size:
+            handle.seek(start)
+            data = handle.read(WINDOW_BYTES + back)
+            skip = _char_start(data)
+            text = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode(data[skip:])
+            cut = _first_cut(text, special, longest, line_cuts, offset - start - skip)
+            if cut is not None:
+                return start + skip + cut
+            start += WINDOW_BYTES
+    return size
+
+
+def _char_start(data: bytes) -> int:
+    """Bytes to skip so that ``data`` starts at a UTF-8 character (past continuation bytes)."""
+    skip = 0
+    while skip < min(4, len(data)) and 0x80 <= data[skip] < 0xC0:
+        skip += 1
+    return skip
+
+
+def _first_cut(text: str, special, longest: int, line_cuts: bool, min_byte: int) -> int | None:
+    """Byte position of the first safe cut of ``text`` at or after byte ``min_byte``, if any.
+
+    Only cuts with enough text after them to be certain are taken (a longer special token, the
+    character after a newline)."""
+    spans = [m.span() for m in special.finditer(text)] if special else []
+    candidates = [end for _start, end in spans]
+    if line_cuts:
+        for match in _FORWARD_LINE_CUT.finditer(text):
+            if not any(s < match.start() < e for s, e in spans):
+                candidates.append(match.start())
+    for cut in sorted(candidates):
+        if cut + max(longest, 1) > len(text):
+            return None
+        position = len(text[:cut].encode("utf-8", "surrogateescape"))
+        if position >= min_byte:
+            return position
+    return None
+
+
+def default_workers() -> int:
+    """All cores, or 1 inside a daemonic process (which may not start children)."""
+    if multiprocessing.current_process().daemon:
+        return 1
+    return os.cpu_count() or 1
+
+
+def is_large_file(path) -> bool:
+    """Whether a document is a file worth counting in parallel (more than two ranges)."""
+    return path is not None and os.path.getsize(path) > 2 * RANGE_BYTES
+
+
+def count_chunk(chunk: str, pretokenizer: PreTokenizer, special_tokens: list[str]) -> Counter:
+    """``count_chunk("a a<|e|>", PreTokenizer(), ["<|e|>"]) -> Counter({"a": 1, " a": 1})``"""
+    counts: Counter[str] = Counter()
+    for piece, is_special in split_special(chunk, special_regex(special_tokens)):
+        if not is_special:
+            counts.update(pretokenizer.split(piece))
+    return counts
+
+
+def count_range(path, start: int, end: int, pattern: str,
+                special_tokens: list[str]) -> Counter:
+    """Count the pre-tokens (as ``str``) of bytes ``[start, end)`` of a UTF-8 file."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        data = handle.read(end - start)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"corpus file {os.fspath(path)!r} is not valid UTF-8: byte "
+                         f"0x{data[exc.start]:02x} at byte offset {start + exc.start}") from None
+    return count_chunk(text, PreTokenizer(pattern), special_tokens)
+
+
+def _count_range_job(job) -> tuple[int, Counter]:
+    path, start, end, pattern, special_tokens = job
+    return end - start, count_range(path, start, end, pattern, special_tokens)
+
+
+def count_file_parallel(path, pattern: str, special_tokens: list[str], workers: int,
+                        on_range=None) -> Counter:
+    """Count a file's pre-tokens in ``workers`` processes; ``on_range(bytes_done)`` after each
+    range (it may raise to stop: the pool is terminated)."""
+    jobs = [(os.fspath(path), a, b, pattern, special_tokens)
+            for a, b in plan_ranges(path, pattern, special_tokens)]
+    counts: Counter = Counter()
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(workers, len(jobs))) as pool:
+        for size, part in pool.imap_unordered(_count_range_job, jobs):
+            add_counts(counts, part)
+            if on_range is not None:
+                on_range(size)
+    return counts
+
+
+def add_counts(total: Counter, part: Counter) -> None:
+    """``total += part`` (``Counter.update`` without its per-call overhead)."""
+    get = total.get
+    for word, count in part.items():
+        total[word] = get(word, 0) + count

@@ -1,0 +1,140 @@
+"""The merge loop, with work per merge proportional to the occurrences of the merged pair.
+
+Every distinct word is laid out once in flat arrays: ``sym[p]`` is the token at position ``p``
+(-1 once merged away), ``nxt[p]``/``prv[p]`` link the live positions of a word (-1 at its ends),
+``freq[p]`` is the word's count. ``where[pair]`` lists the positions where ``pair`` starts, in
+increasing order; entries go stale when a neighbour changes and are skipped when checked. A
+pair is an int ``left << SHIFT | right``. The best pair comes from a lazy max-heap ordered by
+count, then by the tie-break (see ``tie_break_key``).
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from collections import defaultdict
+
+SHIFT = 32
+LOW = (1 << SHIFT) - 1
+
+
+def order_key(token: bytes) -> str:
+    """A string whose natural order is the *reverse* of the bytes' order, so that a min-heap
+    pops the lexicographically greatest pair first (``training.tie_break_key``'s rule). Each byte ``b`` becomes ``chr(256 - b)``
+    and a terminator ``chr(257)`` sorts a prefix after its extensions.
+
+    ``order_key(b"b") < order_key(b"a")`` and ``order_key(b"ab") < order_key(b"a")``
+    """
+    return "".join([chr(256 - b) for b in token]) + "\u0101"
+
+
+class MergeState:
+    """The words of a corpus as linked symbol arrays, with pair counts and a pair index."""
+
+    def __init__(self, word_counts: dict[bytes, int]):
+        self.sym = array("i", iter(b"".join(word_counts)))
+        size = len(self.sym)
+        self.nxt = array("i", range(1, size + 1))
+        self.prv = array("i", range(-1, size - 1))
+        self.freq = array("q", bytes(8 * size))
+        start = 0
+        for word, count in word_counts.items():
+            end = start + len(word)
+            self.prv[start], self.nxt[end - 1] = -1, -1
+            self.freq[start:end] = array("q", [count]) * len(word)
+            start = end
+        self.counts, self.where = self._count_pairs()
+
+    def _count_pairs(self):
+        """Initial weighted pair counts and the positions of each pair."""
+        counts: dict[int, int] = defaultdict(int)
+        where: dict[int, array] = defaultdict(lambda: array("i"))
+        sym, nxt, freq = self.sym, self.nxt, self.freq
+        for p, q in enumerate(nxt):
+            if q >= 0:
+                pair = sym[p] << SHIFT | sym[q]
+                counts[pair] += freq[p]
+                where[pair].append(p)
+        return counts, where
+
+    def merge(self, pair: int, new: int) -> set[int]:
+        """Merge every live occurrence of ``pair`` into token ``new``, left to right within a
+        word; update counts and index; return the pairs whose count went up."""
+        a, b = pair >> SHIFT, pair & LOW
+        sym, nxt, prv, freq = self.sym, self.nxt, self.prv, self.freq
+        counts, where = self.counts, self.where
+        grown: set[int] = set()
+        for p in where.pop(pair, ()):
+            q = nxt[p]
+            if sym[p] != a or q < 0 or sym[q] != b:
+                continue  # stale: this occurrence was merged or rewritten earlier
+            f, left, right = freq[p], prv[p], nxt[q]
+            if left >= 0:
+                counts[sym[left] << SHIFT | a] -= f
+                fresh = sym[left] << SHIFT | new
+                counts[fresh] += f
+                where[fresh].append(left)
+                grown.add(fresh)
+            if right >= 0:
+                counts[b << SHIFT | sym[right]] -= f
+                fresh = new << SHIFT | sym[right]
+                counts[fresh] += f
+                where[fresh].append(p)
+                grown.add(fresh)
+                prv[right] = p
+            sym[p], sym[q], nxt[p] = new, -1, right
+        counts.pop(pair, None)
+        return grown
+
+
+def learn_merges(word_counts: dict[bytes, int], num_merges: int, min_frequency: int = 1,
+                 ticker=None) -> tuple[list[tuple[bytes, bytes]], list[int]]:
+    """Learn up to ``num_merges`` merges over weighted words; returns (merges, merge counts).
+
+    ``learn_merges({b"aaa": 2}, 2) -> ([(b"a", b"a"), (b"aa", b"a")], [4, 2])``
+    """
+    tokens = [bytes([b]) for b in range(256)]  # internal id -> bytes
+    keys = [order_key(t) for t in tokens]
+    state = MergeState(word_counts)
+    heap = [(-count, keys[pair >> SHIFT] + keys[pair & LOW], pair)
+            for pair, count in state.counts.items() if count > 0]
+    heapq.heapify(heap)
+    merges: list[tuple[bytes, bytes]] = []
+    counts: list[int] = []
+    if ticker:
+        ticker("merge", 0, num_merges, force=True)
+    while len(merges) < num_merges:
+        # choose the best pair: highest count, then the tie-break
+        pair, count = _pop_best(heap, state.counts, keys)
+        if pair is None or count < min_frequency:
+            break
+        # record the merge as a new token
+        left, right = tokens[pair >> SHIFT], tokens[pair & LOW]
+        merges.append((left, right))
+        counts.append(count)
+        tokens.append(left + right)
+        keys.append(order_key(left + right))
+        # rewrite the words that hold it; pairs whose count went up are pushed again
+        for fresh in state.merge(pair, len(tokens) - 1):
+            if state.counts[fresh] > 0:
+                key = keys[fresh >> SHIFT] + keys[fresh & LOW]
+                heapq.heappush(heap, (-state.counts[fresh], key, fresh))
+        if ticker:
+            ticker("merge", len(merges), num_merges)
+    if ticker:
+        ticker("merge", len(merges), len(merges), force=True)  # done, even when it stopped early
+    return merges, counts
+
+
+def _pop_best(heap, counts, keys):
+    """Pop until an entry holds its pair's current count. An entry above the current count
+    (the pair lost occurrences) is pushed back with the current count; one below it is stale
+    (a higher entry was pushed when the count grew)."""
+    while heap:
+        negative, key, pair = heapq.heappop(heap)
+        current = counts.get(pair, 0)
+        if current == -negative:
+            return pair, current
+        if 0 < current < -negative:
+            heapq.heappush(heap, (-current, key, pair))
+    return None, 0
