@@ -3,13 +3,24 @@
     from tokenizers_app.bpe import train_bpe, Tokenizer, load_tokenizer, save_tokenizer
 """
 
-from .formats import FORMATS, load_tokenizer, save_tokenizer
+from .baselines import ByteTokenizer, CharTokenizer, WordTokenizer
+from .char_bpe import CharBPETokenizer, train_char_bpe
+from .formats import FORMATS, dumps_tokenizer, load_tokenizer, loads_tokenizer, save_tokenizer
+from .metrics import evaluate
 from .pretokenize import NAMED_PATTERNS
 from .tokenizer import Tokenizer
 from .training import TrainingCancelled, TrainResult, train_bpe
 
 __all__ = [
+    "ByteTokenizer",
+    "CharBPETokenizer",
+    "CharTokenizer",
     "FORMATS",
+    "WordTokenizer",
+    "dumps_tokenizer",
+    "evaluate",
+    "loads_tokenizer",
+    "train_char_bpe",
     "NAMED_PATTERNS",
     "Tokenizer",
     "TrainResult",

@@ -6,8 +6,13 @@ the ids of GPT-2, tiktoken and Hugging Face ``tokenizers`` for the same vocab an
 
 from __future__ import annotations
 
+import heapq
+import multiprocessing
+import sys
 from collections.abc import Iterable, Iterator
+from itertools import chain
 
+from .counting import default_workers
 from .pretokenize import (
     PreTokenizer,
     check_special_tokens,
@@ -15,10 +20,13 @@ from .pretokenize import (
     special_regex,
     split_special,
 )
-from .training import merge_word
 
-CACHE_SIZE = 1 << 16
+LONG_PIECE = 64  # pre-tokens longer than this (in bytes) are merged with a heap
+BATCH_MIN_CHARS = 1 << 20  # smaller batches are encoded in-process
+CACHE_SIZE = 1 << 18  # pre-tokens kept with their ids; the cache is emptied when full
 _NO_RANK = 1 << 62
+_SHIFT = 32
+_LITTLE = sys.byteorder == "little"
 
 
 class Tokenizer:
@@ -42,6 +50,7 @@ class Tokenizer:
         self.special_tokens = list(self.special_ids)
         self._byte_ids = self._find_byte_ids()
         self._ranks, self._merged = self._rank_table()
+        self._pair_table = self._build_pair_table()
         self._special_re = special_regex(self.special_tokens)
         self._cache: dict[str, tuple[int, ...]] = {}
 
@@ -76,7 +85,7 @@ class Tokenizer:
         return [ids[bytes([b])] for b in range(256)]
 
     def _rank_table(self):
-        """``(left id, right id) -> rank`` and ``rank -> merged id``."""
+        """``left id << 32 | right id -> rank`` and ``rank -> merged id``."""
         specials = set(self.special_ids.values())
         ids = {}
         for token_id, token in sorted(self.vocab.items(), reverse=True):
@@ -88,7 +97,7 @@ class Tokenizer:
                 if part not in ids:
                     raise ValueError(f"merge {rank} ({left!r}, {right!r}): token {part!r} is "
                                      f"not in the vocab")
-            ranks.setdefault((ids[left], ids[right]), rank)
+            ranks.setdefault(ids[left] << _SHIFT | ids[right], rank)
             merged.append(ids[left + right])
         return ranks, merged
 
@@ -107,11 +116,30 @@ class Tokenizer:
     # -- encoding -----------------------------------------------------------------------------
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Encode text, treating special-token text as plain text."""
-        ids: list[int] = []
-        for piece in self.pretokenizer.split(text):
-            ids.extend(self._encode_piece(piece))
-        return ids
+        """Encode text, treating special-token text as plain text.
+
+        The fast path: pre-tokens found in the cache are looked up in C (``map(cache.get)``);
+        only the misses run BPE in Python."""
+        pieces = self.pretokenizer.split(text)
+        found = list(map(self._cache.get, pieces))
+        if None in found:
+            self._fill_misses(pieces, found)
+        return list(chain.from_iterable(found))
+
+    def _fill_misses(self, pieces: list[str], found: list) -> None:
+        cache, index = self._cache, found.index(None)
+        while True:
+            ids = cache.get(pieces[index])
+            if ids is None:
+                ids = tuple(self.bpe(pieces[index].encode()))
+                if len(cache) >= CACHE_SIZE:
+                    cache.clear()
+                cache[pieces[index]] = ids
+            found[index] = ids
+            try:
+                index = found.index(None, index + 1)
+            except ValueError:
+                return
 
     def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
         """Encode text; special tokens in ``allowed_special`` (a set, or ``"all"``) become their
@@ -126,11 +154,13 @@ class Tokenizer:
                 ids.extend(self.encode_ordinary(piece))
         return ids
 
-    def _allowed(self, allowed_special, disallowed_special, text: str) -> list[str]:
+    def _allowed_list(self, allowed_special) -> list[str]:
         if allowed_special == "all":
-            allowed = list(self.special_tokens)
-        else:
-            allowed = [t for t in self.special_tokens if t in set(allowed_special)]
+            return list(self.special_tokens)
+        return [t for t in self.special_tokens if t in set(allowed_special)]
+
+    def _allowed(self, allowed_special, disallowed_special, text: str) -> list[str]:
+        allowed = self._allowed_list(allowed_special)
         if disallowed_special == "all":
             disallowed = [t for t in self.special_tokens if t not in allowed]
         else:
@@ -143,26 +173,72 @@ class Tokenizer:
                 f"disallowed_special=() to encode it as plain text")
         return allowed
 
-    def _encode_piece(self, piece: str) -> tuple[int, ...]:
-        ids = self._cache.get(piece)
-        if ids is None:
-            ids = tuple(self.bpe(piece.encode()))
-            if len(self._cache) >= CACHE_SIZE:
-                self._cache.clear()
-            self._cache[piece] = ids
+    def bpe(self, data: bytes) -> list[int]:
+        """Apply merges to one pre-token, lowest rank first (leftmost on a tie), until none
+        applies. ``rank_of[i]`` is the rank of the pair starting at ``ids[i]``."""
+        ids = list(map(self._byte_ids.__getitem__, data))
+        rank_of = self._byte_pair_ranks(data)
+        if len(ids) > LONG_PIECE:
+            return self._bpe_long(ids, rank_of)
+        get, merged = self._ranks.get, self._merged
+        while rank_of:
+            rank = min(rank_of)
+            if rank == _NO_RANK:
+                break
+            i = rank_of.index(rank)
+            ids[i:i + 2] = (merged[rank],)
+            del rank_of[i]
+            if i > 0:
+                rank_of[i - 1] = get(ids[i - 1] << _SHIFT | ids[i], _NO_RANK)
+            if i < len(rank_of):
+                rank_of[i] = get(ids[i] << _SHIFT | ids[i + 1], _NO_RANK)
         return ids
 
-    def bpe(self, data: bytes) -> list[int]:
-        """Apply merges to one pre-token, lowest rank first, until none applies."""
-        ids = [self._byte_ids[b] for b in data]
-        ranks = self._ranks
-        while len(ids) > 1:
-            pair = min(zip(ids, ids[1:]), key=lambda p: ranks.get(p, _NO_RANK))
-            rank = ranks.get(pair)
-            if rank is None:
-                break
-            ids = merge_word(ids, pair, self._merged[rank])
-        return ids
+    def _bpe_long(self, ids: list[int], rank_of: list[int]) -> list[int]:
+        """The same merges in O(n log n) for long pre-tokens: a heap of ``(rank, position)``
+        over a linked list of symbols; entries whose pair changed are skipped when popped."""
+        get, merged = self._ranks.get, self._merged
+        nxt = list(range(1, len(ids) + 1))
+        nxt[-1] = -1
+        prv = list(range(-1, len(ids) - 1))
+        heap = [(rank, i) for i, rank in enumerate(rank_of) if rank != _NO_RANK]
+        heapq.heapify(heap)
+        while heap:
+            rank, i = heapq.heappop(heap)
+            j = nxt[i]
+            if j < 0 or get(ids[i] << _SHIFT | ids[j]) != rank:
+                continue  # stale
+            ids[i], ids[j], nxt[i] = merged[rank], -1, nxt[j]
+            if nxt[i] >= 0:
+                prv[nxt[i]] = i
+                _push_pair(heap, get(ids[i] << _SHIFT | ids[nxt[i]]), i)
+            if prv[i] >= 0:
+                _push_pair(heap, get(ids[prv[i]] << _SHIFT | ids[i]), prv[i])
+        return [token for token in ids if token >= 0]
+
+    def _byte_pair_ranks(self, data: bytes) -> list[int]:
+        """Ranks of the pairs of adjacent bytes, looked up in C: the pairs starting at even and
+        at odd offsets are read as 16-bit numbers into a 65536-entry table."""
+        size = len(data) - 1
+        if size < 1:
+            return []
+        table, rank_of = self._pair_table, [0] * size
+        rank_of[0::2] = map(table.__getitem__, memoryview(data[:size + 1 - (size + 1) % 2])
+                            .cast("H"))
+        rank_of[1::2] = map(table.__getitem__, memoryview(data[1:1 + size - size % 2]).cast("H"))
+        return rank_of
+
+    def _build_pair_table(self) -> list[int]:
+        """Rank of each pair of bytes, indexed as the native 16-bit number of the two bytes."""
+        get, ids = self._ranks.get, self._byte_ids
+        table = [_NO_RANK] * 65536
+        for first in range(256):
+            for second in range(256):
+                rank = get(ids[first] << _SHIFT | ids[second])
+                if rank is not None:
+                    index = first | second << 8 if _LITTLE else first << 8 | second
+                    table[index] = rank
+        return table
 
     def encode_iterable(self, texts: Iterable[str], allowed_special=frozenset(),
                         disallowed_special="all") -> Iterator[int]:
@@ -171,13 +247,33 @@ class Tokenizer:
         Yields exactly the ids of ``encode("".join(texts), ...)``: the stream is cut only where a
         cut cannot change pre-tokens.
         """
-        if allowed_special == "all":
-            allowed = self.special_tokens
-        else:
-            allowed = [t for t in self.special_tokens if t in set(allowed_special)]
+        allowed = self._allowed_list(allowed_special)
         chunks = iter_chunks(texts, allowed, self.pretokenizer.line_cuts, chunk_chars=1 << 16)
         for chunk in chunks:
             yield from self.encode(chunk, allowed_special, disallowed_special)
+
+    def encode_batch(self, texts: list[str], allowed_special=frozenset(),
+                     disallowed_special="all", workers: int | None = None) -> list[list[int]]:
+        """``[self.encode(t, ...) for t in texts]``, computed in ``workers`` processes (default:
+        all cores). Long texts are cut at safe points (``iter_chunks``), so the ids are exact."""
+        workers = workers or default_workers()
+        if workers == 1 or sum(map(len, texts)) < BATCH_MIN_CHARS:
+            return [self.encode(t, allowed_special, disallowed_special) for t in texts]
+        self._allowed(allowed_special, disallowed_special, "")  # validate the arguments once
+        allowed = self._allowed_list(allowed_special)
+        jobs = [(index, chunk) for index, text in enumerate(texts)
+                for chunk in iter_chunks([text], allowed, self.pretokenizer.line_cuts, 1 << 18)]
+        _BATCH_TOKENIZERS[id(self)] = self
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                args = [(id(self), chunk, allowed_special, disallowed_special) for _, chunk in jobs]
+                parts = pool.map(_encode_job, args, chunksize=max(1, len(jobs) // (4 * workers)))
+        finally:
+            del _BATCH_TOKENIZERS[id(self)]
+        out: list[list[int]] = [[] for _ in texts]
+        for (index, _chunk), ids in zip(jobs, parts):
+            out[index].extend(ids)
+        return out
 
     # -- decoding -----------------------------------------------------------------------------
 
@@ -201,3 +297,15 @@ class Tokenizer:
         return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
                 f"pattern={self.pattern!r}, special_tokens={self.special_tokens!r})")
 
+
+def _push_pair(heap, rank: int | None, position: int) -> None:
+    if rank is not None:
+        heapq.heappush(heap, (rank, position))
+
+
+_BATCH_TOKENIZERS: dict[int, Tokenizer] = {}  # inherited by the forked batch workers
+
+
+def _encode_job(args) -> list[int]:
+    key, text, allowed_special, disallowed_special = args
+    return _BATCH_TOKENIZERS[key].encode(text, allowed_special, disallowed_special)

@@ -1,0 +1,159 @@
+"""Tokenizer file formats, one module per format, behind four functions.
+
+``dumps_tokenizer(tokenizer, "hf") -> {"tokenizer.json": b"..."}`` and ``loads_tokenizer(files)``
+work on file contents (for downloads and uploads); ``save_tokenizer`` and ``load_tokenizer`` wrap
+them for paths. Formats:
+
+- ``native``: our JSON (``native.py``), exact, with merge counts; round-trips byte for byte.
+- ``hf``: Hugging Face ``tokenizer.json`` (``hf_json.py``).
+- ``gpt2``: a folder with ``vocab.json`` and ``merges.txt`` (``gpt2.py``).
+- ``tiktoken``: ``<name>.tiktoken`` rank file plus ``<name>.json`` sidecar (``tiktoken.py``).
+- ``minbpe``: minbpe's ``<name>.model`` (``minbpe.py``; renumbers ids, see there).
+
+Every output is deterministic: the same tokenizer gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from . import gpt2, hf_json, minbpe, native, tiktoken
+from .common import parse_json
+
+FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe")
+_SINGLE_FILE = {"native": native, "hf": hf_json, "minbpe": minbpe}
+_SUFFIXES = (".json", ".txt", ".tiktoken", ".model")
+
+
+def check_format(format: str) -> str:
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+    return format
+
+
+def dumps_tokenizer(tokenizer, format: str = "native", name: str = "tokenizer") -> dict[str, bytes]:
+    """The files of ``tokenizer`` in ``format`` as ``{file name: content}``.
+
+    ``dumps_tokenizer(tok, "tiktoken", "web") -> {"web.tiktoken": ..., "web.json": ...}``
+    """
+    module = {"gpt2": gpt2, "tiktoken": tiktoken, **_SINGLE_FILE}[check_format(format)]
+    return module.dumps(tokenizer, name)
+
+
+def loads_tokenizer(files: dict[str, bytes], format: str | None = None):
+    """A tokenizer from file contents ``{file name: bytes}``; the format is detected when not
+    given. A file that is not a tokenizer is a ``ValueError``."""
+    if not files:
+        raise ValueError("no tokenizer files given")
+    format = check_format(format) if format else detect_format(files)
+    if format == "gpt2":
+        return gpt2.loads(files)
+    if format == "tiktoken":
+        return tiktoken.loads(files)
+    name = _pick(files, format)
+    return _SINGLE_FILE[format].loads(files[name], name)
+
+
+def detect_format(files: dict[str, bytes]) -> str:
+    """``detect_format({"vocab.json": ..., "merges.txt": ...}) -> "gpt2"``; a JSON with
+    ``"model"`` is ``hf``, ours is ``native``, a ``base64 rank`` file is ``tiktoken``, a file
+    starting ``minbpe v1`` is ``minbpe``."""
+    if gpt2.VOCAB in files and gpt2.MERGES in files:
+        return "gpt2"
+    kinds = {_detect_file(name, data) for name, data in files.items()}
+    for format in ("native", "hf", "tiktoken", "minbpe"):
+        if format in kinds:
+            return format
+    raise ValueError(f"cannot tell the tokenizer format of {', '.join(sorted(files))}: expected "
+                     f"{' / '.join(FORMATS)} files")
+
+
+def _detect_file(name: str, data: bytes) -> str | None:
+    if minbpe.is_minbpe(data):
+        return "minbpe"
+    if name.endswith(tiktoken.SUFFIX) or (not name.endswith(".json")
+                                          and tiktoken.is_rank_file(data)):
+        return "tiktoken"
+    if data.lstrip()[:1] != b"{":
+        return None
+    try:
+        doc = parse_json(data, name)
+    except ValueError:
+        return None
+    return "native" if native.is_native(doc) else "hf" if hf_json.is_hf(doc) else None
+
+
+def _pick(files: dict[str, bytes], format: str) -> str:
+    """The one file of ``files`` that holds a tokenizer in a single-file format."""
+    if len(files) == 1:
+        return next(iter(files))
+    names = [n for n, data in files.items() if _detect_file(n, data) == format]
+    if len(names) > 1 and "tokenizer.json" in names:
+        return "tokenizer.json"
+    if len(names) != 1:
+        raise ValueError(f"expected one {format} file among {', '.join(sorted(files))}, "
+                         f"found {len(names)}")
+    return names[0]
+
+
+def save_tokenizer(tokenizer, path, format: str = "native") -> list[Path]:
+    """Write ``tokenizer`` to ``path`` in ``format``; returns the files written.
+
+    ``gpt2`` writes ``vocab.json`` and ``merges.txt`` into the folder ``path``; ``tiktoken``
+    writes the rank file to ``path`` and its sidecar to ``path`` with suffix ``.json``; the other
+    formats write one file to ``path``. When ``path`` is an existing folder, every format writes
+    its default file names (``tokenizer.json``, ``tokenizer.tiktoken``, ...) into it.
+    """
+    path = Path(path)
+    check_format(format)
+    if format == "gpt2" or path.is_dir():
+        path.mkdir(parents=True, exist_ok=True)
+        return _write(path, dumps_tokenizer(tokenizer, format))
+    if format == "tiktoken" and path.suffix == ".json":
+        raise ValueError(f"{path}: a tiktoken rank file cannot end in .json (its sidecar does)")
+    files = dumps_tokenizer(tokenizer, format, name=path.stem)
+    targets = [path] + ([_sidecar_target(path)] if format == "tiktoken" else [])
+    return _write(path.parent, dict(zip([t.name for t in targets], files.values())))
+
+
+def _sidecar_target(path: Path) -> Path:
+    """Where a rank file's sidecar goes; never over a file that is not an old sidecar."""
+    sidecar = path.with_suffix(".json")
+    if sidecar.is_file() and not tiktoken.is_sidecar(sidecar.read_bytes()):
+        raise ValueError(f"{sidecar} exists and is not a tiktoken sidecar; the rank file "
+                         f"{path.name} needs that name for its sidecar: choose another name")
+    return sidecar
+
+
+def _write(folder: Path, files: dict[str, bytes]) -> list[Path]:
+    written = []
+    for name, content in files.items():
+        (folder / name).write_bytes(content)
+        written.append(folder / name)
+    return written
+
+
+def load_tokenizer(path, format: str | None = None):
+    """Read a tokenizer from a file or a folder; the format is detected when not given."""
+    path = Path(path)
+    if path.name in (gpt2.VOCAB, gpt2.MERGES) and path.is_file():
+        path = path.parent  # one of GPT-2's two files: read both
+    if path.is_dir():
+        files = {p.name: p.read_bytes() for p in sorted(path.iterdir())
+                 if p.is_file() and p.suffix in _SUFFIXES}
+    elif path.is_file():
+        files = {path.name: path.read_bytes()}
+        sidecar = path.with_suffix(".json")
+        if sidecar != path and sidecar.is_file() and _detect_file(path.name, files[path.name]) \
+                == "tiktoken":
+            files[sidecar.name] = sidecar.read_bytes()
+    else:
+        raise ValueError(f"no tokenizer file or folder at {os.fspath(path)!r}")
+    if not files:
+        raise ValueError(f"the folder {os.fspath(path)!r} holds no tokenizer files")
+    return loads_tokenizer(files, format)
+
+
+__all__ = ["FORMATS", "detect_format", "dumps_tokenizer", "load_tokenizer", "loads_tokenizer",
+           "save_tokenizer"]
