@@ -6,27 +6,24 @@ the ids of GPT-2, tiktoken and Hugging Face ``tokenizers`` for the same vocab an
 
 from __future__ import annotations
 
-import heapq
 import multiprocessing
-import sys
 from collections.abc import Iterable, Iterator
 from itertools import chain
 
+from .applying import SHIFT, MergeTable
 from .counting import default_workers
 from .pretokenize import (
     PreTokenizer,
+    allowed_special_tokens,
+    check_allowed_special,
     check_special_tokens,
     iter_chunks,
     special_regex,
     split_special,
 )
 
-LONG_PIECE = 64  # pre-tokens longer than this (in bytes) are merged with a heap
 BATCH_MIN_CHARS = 1 << 20  # smaller batches are encoded in-process
 CACHE_SIZE = 1 << 18  # pre-tokens kept with their ids; the cache is emptied when full
-_NO_RANK = 1 << 62
-_SHIFT = 32
-_LITTLE = sys.byteorder == "little"
 
 
 class Tokenizer:
@@ -49,8 +46,7 @@ class Tokenizer:
         self.special_ids = self._special_ids(special_tokens)
         self.special_tokens = list(self.special_ids)
         self._byte_ids = self._find_byte_ids()
-        self._ranks, self._merged = self._rank_table()
-        self._pair_table = self._build_pair_table()
+        self._table = MergeTable(*self._rank_table(), self._byte_ids)
         self._special_re = special_regex(self.special_tokens)
         self._cache: dict[str, tuple[int, ...]] = {}
 
@@ -97,7 +93,7 @@ class Tokenizer:
                 if part not in ids:
                     raise ValueError(f"merge {rank} ({left!r}, {right!r}): token {part!r} is "
                                      f"not in the vocab")
-            ranks.setdefault(ids[left] << _SHIFT | ids[right], rank)
+            ranks.setdefault(ids[left] << SHIFT | ids[right], rank)
             merged.append(ids[left + right])
         return ranks, merged
 
@@ -127,19 +123,21 @@ class Tokenizer:
         return list(chain.from_iterable(found))
 
     def _fill_misses(self, pieces: list[str], found: list) -> None:
-        cache, index = self._cache, found.index(None)
+        """Encode the pre-tokens missing from the cache, store them, and fill ``found``."""
+        missing, index = {}, found.index(None)
         while True:
-            ids = cache.get(pieces[index])
-            if ids is None:
-                ids = tuple(self.bpe(pieces[index].encode()))
-                if len(cache) >= CACHE_SIZE:
-                    cache.clear()
-                cache[pieces[index]] = ids
-            found[index] = ids
+            missing.setdefault(pieces[index], []).append(index)
             try:
                 index = found.index(None, index + 1)
             except ValueError:
-                return
+                break
+        encoded = [self._table.bpe(piece.encode()) for piece in missing]
+        if len(self._cache) + len(missing) > CACHE_SIZE:
+            self._cache.clear()
+        for (piece, positions), ids in zip(missing.items(), encoded):
+            ids = self._cache[piece] = tuple(ids)
+            for position in positions:
+                found[position] = ids
 
     def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
         """Encode text; special tokens in ``allowed_special`` (a set, or ``"all"``) become their
@@ -155,90 +153,15 @@ class Tokenizer:
         return ids
 
     def _allowed_list(self, allowed_special) -> list[str]:
-        if allowed_special == "all":
-            return list(self.special_tokens)
-        return [t for t in self.special_tokens if t in set(allowed_special)]
+        return allowed_special_tokens(self.special_tokens, allowed_special)
 
     def _allowed(self, allowed_special, disallowed_special, text: str) -> list[str]:
-        allowed = self._allowed_list(allowed_special)
-        if disallowed_special == "all":
-            disallowed = [t for t in self.special_tokens if t not in allowed]
-        else:
-            disallowed = list(disallowed_special)
-        found = special_regex(disallowed).search(text) if disallowed else None
-        if found:
-            raise ValueError(
-                f"text holds the special token {found.group()!r}, which is not allowed; pass "
-                f"allowed_special={{{found.group()!r}}} to encode it as a special token, or "
-                f"disallowed_special=() to encode it as plain text")
-        return allowed
+        return check_allowed_special(self.special_tokens, allowed_special, disallowed_special,
+                                     text)
 
     def bpe(self, data: bytes) -> list[int]:
-        """Apply merges to one pre-token, lowest rank first (leftmost on a tie), until none
-        applies. ``rank_of[i]`` is the rank of the pair starting at ``ids[i]``."""
-        ids = list(map(self._byte_ids.__getitem__, data))
-        rank_of = self._byte_pair_ranks(data)
-        if len(ids) > LONG_PIECE:
-            return self._bpe_long(ids, rank_of)
-        get, merged = self._ranks.get, self._merged
-        while rank_of:
-            rank = min(rank_of)
-            if rank == _NO_RANK:
-                break
-            i = rank_of.index(rank)
-            ids[i:i + 2] = (merged[rank],)
-            del rank_of[i]
-            if i > 0:
-                rank_of[i - 1] = get(ids[i - 1] << _SHIFT | ids[i], _NO_RANK)
-            if i < len(rank_of):
-                rank_of[i] = get(ids[i] << _SHIFT | ids[i + 1], _NO_RANK)
-        return ids
-
-    def _bpe_long(self, ids: list[int], rank_of: list[int]) -> list[int]:
-        """The same merges in O(n log n) for long pre-tokens: a heap of ``(rank, position)``
-        over a linked list of symbols; entries whose pair changed are skipped when popped."""
-        get, merged = self._ranks.get, self._merged
-        nxt = list(range(1, len(ids) + 1))
-        nxt[-1] = -1
-        prv = list(range(-1, len(ids) - 1))
-        heap = [(rank, i) for i, rank in enumerate(rank_of) if rank != _NO_RANK]
-        heapq.heapify(heap)
-        while heap:
-            rank, i = heapq.heappop(heap)
-            j = nxt[i]
-            if j < 0 or get(ids[i] << _SHIFT | ids[j]) != rank:
-                continue  # stale
-            ids[i], ids[j], nxt[i] = merged[rank], -1, nxt[j]
-            if nxt[i] >= 0:
-                prv[nxt[i]] = i
-                _push_pair(heap, get(ids[i] << _SHIFT | ids[nxt[i]]), i)
-            if prv[i] >= 0:
-                _push_pair(heap, get(ids[prv[i]] << _SHIFT | ids[i]), prv[i])
-        return [token for token in ids if token >= 0]
-
-    def _byte_pair_ranks(self, data: bytes) -> list[int]:
-        """Ranks of the pairs of adjacent bytes, looked up in C: the pairs starting at even and
-        at odd offsets are read as 16-bit numbers into a 65536-entry table."""
-        size = len(data) - 1
-        if size < 1:
-            return []
-        table, rank_of = self._pair_table, [0] * size
-        rank_of[0::2] = map(table.__getitem__, memoryview(data[:size + 1 - (size + 1) % 2])
-                            .cast("H"))
-        rank_of[1::2] = map(table.__getitem__, memoryview(data[1:1 + size - size % 2]).cast("H"))
-        return rank_of
-
-    def _build_pair_table(self) -> list[int]:
-        """Rank of each pair of bytes, indexed as the native 16-bit number of the two bytes."""
-        get, ids = self._ranks.get, self._byte_ids
-        table = [_NO_RANK] * 65536
-        for first in range(256):
-            for second in range(256):
-                rank = get(ids[first] << _SHIFT | ids[second])
-                if rank is not None:
-                    index = first | second << 8 if _LITTLE else first << 8 | second
-                    table[index] = rank
-        return table
+        """Apply merges to one pre-token, lowest rank first (leftmost on a tie)."""
+        return self._table.bpe(data)
 
     def encode_iterable(self, texts: Iterable[str], allowed_special=frozenset(),
                         disallowed_special="all") -> Iterator[int]:
@@ -296,11 +219,6 @@ class Tokenizer:
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
                 f"pattern={self.pattern!r}, special_tokens={self.special_tokens!r})")
-
-
-def _push_pair(heap, rank: int | None, position: int) -> None:
-    if rank is not None:
-        heapq.heappush(heap, (rank, position))
 
 
 _BATCH_TOKENIZERS: dict[int, Tokenizer] = {}  # inherited by the forked batch workers
