@@ -18,6 +18,7 @@ import regex
 from .pretokenize import PreTokenizer, special_regex, split_special
 
 RANGE_BYTES = 4 << 20
+WAIT_SECONDS = 0.2
 WINDOW_BYTES = 1 << 16
 _FORWARD_LINE_CUT = regex.compile(r"(?<=\S\n)(?=\S)")
 
@@ -129,17 +130,25 @@ def _count_range_job(job) -> tuple[int, Counter]:
 
 def count_file_parallel(path, pattern: str, special_tokens: list[str], workers: int,
                         on_range=None) -> Counter:
-    """Count a file's pre-tokens in ``workers`` processes; ``on_range(bytes_done)`` after each
-    range (it may raise to stop: the pool is terminated)."""
+    """Count a file's pre-tokens in ``workers`` processes. ``on_range(bytes)`` is called after
+    each range, and with 0 at least every ``WAIT_SECONDS`` while waiting; it may raise to stop
+    (the pool is then terminated)."""
     jobs = [(os.fspath(path), a, b, pattern, special_tokens)
             for a, b in plan_ranges(path, pattern, special_tokens)]
     counts: Counter = Counter()
+    on_range = on_range or (lambda size: None)
     context = multiprocessing.get_context("spawn")
     with context.Pool(min(workers, len(jobs))) as pool:
-        for size, part in pool.imap_unordered(_count_range_job, jobs):
+        results = pool.imap_unordered(_count_range_job, jobs)
+        for _ in jobs:
+            while True:
+                try:
+                    size, part = results.next(timeout=WAIT_SECONDS)
+                    break
+                except multiprocessing.TimeoutError:
+                    on_range(0)
             add_counts(counts, part)
-            if on_range is not None:
-                on_range(size)
+            on_range(size)
     return counts
 
 
