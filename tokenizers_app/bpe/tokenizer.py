@@ -45,8 +45,7 @@ class Tokenizer:
         self.pattern = self.pretokenizer.pattern
         self.special_ids = self._special_ids(special_tokens)
         self.special_tokens = list(self.special_ids)
-        self._byte_ids = self._find_byte_ids()
-        self._table = MergeTable(*self._rank_table(), self._byte_ids)
+        self._table = self._merge_table()
         self._special_re = special_regex(self.special_tokens)
         self._cache: dict[str, tuple[int, ...]] = {}
 
@@ -60,42 +59,35 @@ class Tokenizer:
                     raise ValueError(f"special token {token!r} is not id {token_id} in the vocab")
             return dict(special_tokens)
         tokens = check_special_tokens(special_tokens)
-        by_bytes = {}
-        for token_id in sorted(self.vocab, reverse=True):  # lowest id wins on duplicates
-            by_bytes[self.vocab[token_id]] = token_id
+        by_bytes = _ids_by_bytes(self.vocab)
         missing = [t for t in tokens if t.encode() not in by_bytes]
         if missing:
             raise ValueError(f"special token {missing[0]!r} is not in the vocab")
         return {t: by_bytes[t.encode()] for t in tokens}
 
-    def _find_byte_ids(self) -> list[int]:
+    def _merge_table(self) -> MergeTable:
+        """The merges as ids: ``left id << 32 | right id -> rank``, ``rank -> merged id``."""
         specials = set(self.special_ids.values())
-        ids: dict[bytes, int] = {}
-        for token_id, token in sorted(self.vocab.items(), reverse=True):
-            if len(token) == 1 and token_id not in specials:
-                ids[token] = token_id
-        missing = [b for b in range(256) if bytes([b]) not in ids]
-        if missing:
-            raise ValueError(f"the vocab has no token for byte 0x{missing[0]:02x}; byte-level "
-                             f"BPE needs all 256 single bytes")
-        return [ids[bytes([b])] for b in range(256)]
+        ids = _ids_by_bytes({i: t for i, t in self.vocab.items() if i not in specials})
+        byte_ids = [ids.get(bytes([b])) for b in range(256)]
+        if None in byte_ids:
+            raise ValueError(f"the vocab has no token for byte 0x{byte_ids.index(None):02x}; "
+                             f"byte-level BPE needs all 256 single bytes")
+        lefts = list(map(ids.get, [left for left, _ in self.merges]))
+        rights = list(map(ids.get, [right for _, right in self.merges]))
+        merged = list(map(ids.get, [left + right for left, right in self.merges]))
+        if None in lefts or None in rights or None in merged:
+            self._raise_missing_part(ids)
+        keys = [left << SHIFT | right for left, right in zip(lefts, rights)]
+        ranks = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))  # lowest rank wins
+        return MergeTable(ranks, merged, byte_ids)
 
-    def _rank_table(self):
-        """``left id << 32 | right id -> rank`` and ``rank -> merged id``."""
-        specials = set(self.special_ids.values())
-        ids = {}
-        for token_id, token in sorted(self.vocab.items(), reverse=True):
-            if token_id not in specials:
-                ids[token] = token_id
-        ranks, merged = {}, []
+    def _raise_missing_part(self, ids: dict[bytes, int]):
         for rank, (left, right) in enumerate(self.merges):
             for part in (left, right, left + right):
                 if part not in ids:
                     raise ValueError(f"merge {rank} ({left!r}, {right!r}): token {part!r} is "
                                      f"not in the vocab")
-            ranks.setdefault(ids[left] << SHIFT | ids[right], rank)
-            merged.append(ids[left + right])
-        return ranks, merged
 
     # -- properties ---------------------------------------------------------------------------
 
@@ -219,6 +211,12 @@ class Tokenizer:
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
                 f"pattern={self.pattern!r}, special_tokens={self.special_tokens!r})")
+
+
+def _ids_by_bytes(vocab: dict[int, bytes]) -> dict[bytes, int]:
+    """``{token bytes: id}``; when the same bytes have several ids, the lowest id wins."""
+    ordered = sorted(vocab, reverse=True)
+    return dict(zip(map(vocab.__getitem__, ordered), ordered))
 
 
 _BATCH_TOKENIZERS: dict[int, Tokenizer] = {}  # inherited by the forked batch workers
