@@ -1,0 +1,180 @@
+"""Settings for the Tokenizer Registry, driven by environment variables.
+
+With no environment at all the app runs from a fresh checkout: SQLite in WAL mode under ``var/``,
+a Celery broker kept in files under ``var/broker/`` (no server needed), media under
+``var/media/``. Production sets ``DATABASE_URL`` (Postgres) and ``CELERY_BROKER_URL`` (Redis).
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("REGISTRY_VAR_DIR", BASE_DIR / "var"))
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"environment variable {name} must be an integer, got {value!r}") from None
+
+
+DEBUG = env_bool("DEBUG", True)
+SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-local-development-key-set-SECRET_KEY")
+ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "tokenizers_app",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "registry.urls"
+WSGI_APPLICATION = "registry.wsgi.application"
+ASGI_APPLICATION = "registry.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+# -- database -------------------------------------------------------------------------------------
+# DATABASE_URL (postgres://user:password@host:5432/name) selects Postgres via psycopg 3. Without it:
+# SQLite in WAL mode (readers never wait for the writer) with IMMEDIATE transactions (a writer takes
+# the lock when its transaction begins, so two writers queue up instead of failing mid-way).
+
+def sqlite_database(path: Path) -> dict:
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": path,
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 30,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
+        "TEST": {"NAME": VAR_DIR / "test-registry.sqlite3"},
+    }
+
+
+if os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60,
+                                                  conn_health_checks=True)}
+else:
+    DATABASES = {"default": sqlite_database(
+        Path(os.environ.get("SQLITE_PATH", VAR_DIR / "registry.sqlite3")))}
+    DATABASES["default"]["NAME"].parent.mkdir(parents=True, exist_ok=True)
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))
+# Serve /static/ from Django itself (the admin's CSS) when no web server sits in front.
+SERVE_STATIC = env_bool("SERVE_STATIC", True)
+
+# Corpus files, cached downloads and partial counts live here; workers must see the same folder.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
+MEDIA_URL = "media/"
+
+
+# -- the registry's own limits ---------------------------------------------------------------------
+
+CORPUS_MAX_BYTES = env_int("CORPUS_MAX_BYTES", 2 * 1024**3)
+MAX_VOCAB_SIZE = env_int("MAX_VOCAB_SIZE", 1_000_000)
+# Corpora above this many bytes are counted by several count tasks (one per byte range).
+FANOUT_MIN_BYTES = env_int("FANOUT_MIN_BYTES", 64 * 1024**2)
+FANOUT_PART_BYTES = env_int("FANOUT_PART_BYTES", 16 * 1024**2)
+# Keep each part's pre-token counts under MEDIA_ROOT/runs/ after the run (for inspection).
+FANOUT_KEEP_COUNTS = env_bool("FANOUT_KEEP_COUNTS", False)
+# A running run whose heartbeat is older than this is re-queued by the reaper ...
+RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 120)
+# ... at most this many times in all; then it fails.
+RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
+# Evaluations read at most this many bytes of an evaluation corpus.
+EVALUATION_MAX_BYTES = env_int("EVALUATION_MAX_BYTES", 16 * 1024**2)
+
+
+# -- Celery ---------------------------------------------------------------------------------------
+# Without CELERY_BROKER_URL the broker is a folder of message files (kombu's filesystem transport):
+# it works across processes, so a real worker runs with no server. There is no result backend:
+# job state lives in the database.
+
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost//")
+if CELERY_BROKER_URL.startswith("filesystem:"):
+    BROKER_DIR = Path(os.environ.get("CELERY_BROKER_DIR", VAR_DIR / "broker"))
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "messages"),
+        "data_folder_out": str(BROKER_DIR / "messages"),
+        "control_folder": str(BROKER_DIR / "control"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "store_processed": False,
+        "polling_interval": 0.2,  # seconds between looks at the folder
+    }
+    for folder in ("messages", "control", "processed"):
+        (BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BEAT_SCHEDULE = {
+    "reap-stale-runs": {"task": "tokenizers_app.tasks.reap_runs", "schedule": 60.0},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"tokenizers_app": {"handlers": ["console"], "level": "INFO"}},
+}

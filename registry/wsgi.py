@@ -1,0 +1,9 @@
+"""WSGI entry point: ``gunicorn registry.wsgi``."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "registry.settings")
+
+application = get_wsgi_application()

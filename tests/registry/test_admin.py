@@ -1,0 +1,110 @@
+"""The admin: staff publish, deprecate and annotate versions and move aliases (every move
+recorded); other users cannot."""
+
+import pytest
+from django.contrib.auth.models import User
+
+from tokenizers_app import services
+from tokenizers_app.models import Alias, AliasMove, TokenizerVersion
+
+from .helpers import import_text, sample_text
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def versions(settings, tmp_path):
+    """Two trained versions of ``prose-bpe``."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    corpus = import_text(sample_text(10_000), "prose")
+    found = []
+    for size in (300, 320):
+        run = services.start_training_run(corpora=[corpus], tokenizer_name="prose-bpe",
+                                          vocab_size=size)
+        services.execute_training_run(run_id=run.pk)
+        found.append(run.versions.get())
+    return found
+
+
+@pytest.fixture
+def staff_client(client):
+    """A logged-in staff user with no model permissions of its own."""
+    client.force_login(User.objects.create_user("staff", is_staff=True))
+    return client
+
+
+@pytest.fixture
+def member_client(client):
+    client.force_login(User.objects.create_user("member"))
+    return client
+
+
+def act(client, action: str, version: TokenizerVersion):
+    return client.post("/admin/tokenizers_app/tokenizerversion/",
+                       {"action": action, "_selected_action": [version.pk]})
+
+
+def test_staff_publish_and_then_deprecate_a_version(staff_client, versions):
+    assert act(staff_client, "publish", versions[0]).status_code == 302
+    assert TokenizerVersion.objects.get(pk=versions[0].pk).lifecycle == "published"
+
+    act(staff_client, "deprecate", versions[0])
+    assert TokenizerVersion.objects.get(pk=versions[0].pk).lifecycle == "deprecated"
+
+
+def test_staff_annotate_a_version_but_its_content_stays_read_only(staff_client, versions):
+    version = versions[0]
+    response = staff_client.post(f"/admin/tokenizers_app/tokenizerversion/{version.pk}/change/",
+                                 {"notes": "baseline for the web crawl", "pattern": "gpt4"})
+
+    assert response.status_code == 302
+    version.refresh_from_db()
+    assert (version.notes, version.pattern) == ("baseline for the web crawl", "gpt2")
+
+
+def test_staff_create_and_move_an_alias_and_each_move_is_recorded(staff_client, versions):
+    first, second = versions
+    staff = User.objects.get(username="staff")
+    response = staff_client.post("/admin/tokenizers_app/alias/add/", {
+        "tokenizer": first.tokenizer_id, "name": "production", "version": first.pk,
+        "moves-TOTAL_FORMS": 0, "moves-INITIAL_FORMS": 0})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    alias = Alias.objects.get()
+
+    staff_client.post(f"/admin/tokenizers_app/alias/{alias.pk}/change/", {
+        "version": second.pk, "moves-TOTAL_FORMS": 0, "moves-INITIAL_FORMS": 0})
+
+    alias.refresh_from_db()
+    assert alias.version == second
+    moves = [(m.from_version, m.to_version, m.moved_by) for m in AliasMove.objects.order_by("id")]
+    assert moves == [(None, first, staff), (first, second, staff)]
+
+
+def test_an_alias_name_that_reads_as_a_version_number_is_refused_in_the_form(staff_client,
+                                                                            versions):
+    response = staff_client.post("/admin/tokenizers_app/alias/add/", {
+        "tokenizer": versions[0].tokenizer_id, "name": "2", "version": versions[0].pk,
+        "moves-TOTAL_FORMS": 0, "moves-INITIAL_FORMS": 0})
+
+    assert response.status_code == 200
+    assert "is not valid" in response.content.decode()
+    assert not Alias.objects.exists()
+
+
+def test_other_users_cannot_reach_the_admin_or_change_anything(member_client, client, versions):
+    for page in ("/admin/", "/admin/tokenizers_app/tokenizerversion/",
+                 "/admin/tokenizers_app/alias/add/"):
+        assert member_client.get(page).status_code == 302  # to the login page
+    act(member_client, "publish", versions[0])
+    member_client.post("/admin/tokenizers_app/alias/add/", {
+        "tokenizer": versions[0].tokenizer_id, "name": "production", "version": versions[0].pk})
+
+    assert TokenizerVersion.objects.get(pk=versions[0].pk).lifecycle == "draft"
+    assert not Alias.objects.exists() and not AliasMove.objects.exists()
+
+
+def test_staff_see_the_registry_pages(staff_client, versions):
+    for page in ("/admin/tokenizers_app/corpus/", "/admin/tokenizers_app/trainingrun/",
+                 "/admin/tokenizers_app/tokenizer/", f"/admin/tokenizers_app/tokenizerversion/"
+                 f"{versions[0].pk}/change/", "/admin/tokenizers_app/evaluation/"):
+        assert staff_client.get(page).status_code == 200, page

@@ -1,0 +1,61 @@
+"""The settings module, loaded in a fresh interpreter with a chosen environment."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+SHOW = """
+import json
+from registry import settings as s
+db = s.DATABASES["default"]
+print(json.dumps({"engine": db["ENGINE"], "name": str(db["NAME"]), "host": db.get("HOST"),
+                  "port": db.get("PORT"), "options": db.get("OPTIONS", {}),
+                  "broker": s.CELERY_BROKER_URL,
+                  "transport": {k: str(v) for k, v in
+                                getattr(s, "CELERY_BROKER_TRANSPORT_OPTIONS", {}).items()},
+                  "media": str(s.MEDIA_ROOT), "fanout": s.FANOUT_MIN_BYTES}))
+"""
+
+NAMES = ("DATABASE_URL", "CELERY_BROKER_URL", "SQLITE_PATH", "MEDIA_ROOT", "CELERY_BROKER_DIR",
+         "FANOUT_MIN_BYTES", "REGISTRY_VAR_DIR")
+
+
+def load_settings(tmp_path, **env):
+    clean = {k: v for k, v in os.environ.items() if k not in NAMES}
+    result = subprocess.run([sys.executable, "-c", SHOW], cwd=REPO, capture_output=True,
+                            text=True, env={**clean, "REGISTRY_VAR_DIR": str(tmp_path), **env})
+    if result.returncode:
+        return result.stderr
+    return json.loads(result.stdout)
+
+
+def test_without_environment_the_app_uses_sqlite_in_wal_mode_and_a_folder_broker(tmp_path):
+    shown = load_settings(tmp_path)
+
+    assert shown["engine"] == "django.db.backends.sqlite3"
+    assert shown["name"] == str(tmp_path / "registry.sqlite3")
+    assert shown["options"]["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in shown["options"]["init_command"]
+    assert shown["broker"].startswith("filesystem://")
+    assert shown["transport"]["data_folder_in"] == str(tmp_path / "broker" / "messages")
+    assert (tmp_path / "broker" / "messages").is_dir()
+    assert shown["media"] == str(tmp_path / "media")
+
+
+def test_database_url_selects_postgres_and_broker_url_selects_redis(tmp_path):
+    shown = load_settings(tmp_path, DATABASE_URL="postgres://u:p@db.example:5433/registry",
+                          CELERY_BROKER_URL="redis://cache:6379/0", FANOUT_MIN_BYTES="1000")
+
+    assert shown["engine"] == "django.db.backends.postgresql"
+    assert (shown["name"], shown["host"], shown["port"]) == ("registry", "db.example", 5433)
+    assert shown["broker"] == "redis://cache:6379/0" and shown["transport"] == {}
+    assert shown["fanout"] == 1000
+
+
+def test_a_number_setting_that_is_not_a_number_names_the_variable(tmp_path):
+    shown = load_settings(tmp_path, FANOUT_MIN_BYTES="64MB")
+    assert "FANOUT_MIN_BYTES must be an integer, got '64MB'" in shown

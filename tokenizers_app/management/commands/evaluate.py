@@ -1,0 +1,29 @@
+"""``manage.py evaluate NAME@REF --corpus NAME``"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from tokenizers_app import services
+from tokenizers_app.models import Corpus, TokenizerVersion
+
+
+class Command(BaseCommand):
+    help = ("Evaluate a version (NAME@NUMBER, NAME@ALIAS, or NAME for the latest) on a corpus, "
+            "here and now; the result is stored and printed.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("ref", help="e.g. web-en-32k@3 or web-en-32k@production")
+        parser.add_argument("--corpus", required=True, help="the corpus name")
+
+    def handle(self, *args, ref, corpus, **options):
+        try:
+            version = TokenizerVersion.objects.resolve(ref)
+            [corpus] = Corpus.objects.by_names([corpus])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        evaluation = services.evaluate_version(version=version, corpus=corpus)
+        if evaluation.status != "succeeded":
+            raise CommandError(f"evaluation failed: {evaluation.error}")
+        self.stdout.write(f"{version.label} on {corpus.name}:")
+        for key, value in evaluation.metrics.items():
+            shown = f"{value:.4f}" if isinstance(value, float) else value
+            self.stdout.write(f"  {key:<28} {shown}")

@@ -1,0 +1,33 @@
+"""``manage.py import_corpus PATH --name NAME [--evaluation]``"""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from tokenizers_app import services
+
+
+class Command(BaseCommand):
+    help = "Import a UTF-8 text file as a corpus. The same bytes imported twice are one corpus."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="a UTF-8 text file")
+        parser.add_argument("--name", required=True, help="the corpus name, e.g. web-en")
+        parser.add_argument("--evaluation", action="store_true",
+                            help="evaluate every new version on this corpus")
+
+    def handle(self, *args, path, name, evaluation, **options):
+        try:
+            with open(path, "rb") as stream:
+                corpus = services.import_corpus(stream=stream, name=name, is_evaluation=evaluation,
+                                                original_filename=Path(path).name)
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        if corpus.name != name:
+            self.stdout.write(f"these bytes are already the corpus {corpus.name!r}; nothing new "
+                              f"was stored")
+            return
+        self.stdout.write(f"corpus {corpus.name!r}: {corpus.size_bytes} bytes, "
+                          f"{corpus.line_count} lines, sha256 {corpus.sha256[:12]}")

@@ -1,0 +1,23 @@
+"""``manage.py reap_runs [--stale-seconds S]``"""
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from tokenizers_app import services
+
+
+class Command(BaseCommand):
+    help = ("Re-queue runs whose worker stopped sending heartbeats (or fail them after "
+            "RUN_MAX_ATTEMPTS attempts). Celery beat runs this every minute.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--stale-seconds", type=int, default=settings.RUN_STALE_SECONDS,
+                            help="heartbeat age that counts as stale (default: %(default)s)")
+
+    def handle(self, *args, stale_seconds, **options):
+        outcome = services.reap_runs(stale_seconds=stale_seconds)
+        for what, run_ids in outcome.items():
+            if run_ids:
+                self.stdout.write(f"{what}: runs {', '.join(map(str, run_ids))}")
+        if not any(outcome.values()):
+            self.stdout.write("no stale runs")

@@ -1,0 +1,91 @@
+"""``manage.py train --corpus NAME --tokenizer NAME --vocab-size N [--wait]``"""
+
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from tokenizers_app import services
+from tokenizers_app.models import TrainingRun
+
+WAIT_HINT_SECONDS = 10
+PRINT_SECONDS = 5
+
+
+class Command(BaseCommand):
+    help = ("Queue a training run for the workers (`celery -A registry worker`). With --wait, "
+            "follow its progress until it ends; Ctrl-C then cancels it.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--corpus", action="append", required=True,
+                            help="corpus name (repeat to train on several)")
+        parser.add_argument("--tokenizer", required=True, help="the tokenizer to add a version to")
+        parser.add_argument("--vocab-size", type=int, required=True,
+                            help="all tokens: special tokens + 256 bytes + merges")
+        parser.add_argument("--special-token", action="append", default=[], dest="special_tokens",
+                            help="a special token, e.g. '<|endoftext|>' (repeat for several)")
+        parser.add_argument("--pattern", default="gpt2",
+                            help="gpt2 (default), gpt4, none, or a custom regex")
+        parser.add_argument("--min-frequency", type=int, default=1)
+        parser.add_argument("--sweep", type=int, action="append", default=[],
+                            help="also register this smaller vocab size from the same run (repeat)")
+        parser.add_argument("--wait", action="store_true", help="wait for the run, show progress")
+
+    def handle(self, *args, **options):
+        try:
+            run = services.start_training_run(
+                corpora=options["corpus"], tokenizer_name=options["tokenizer"],
+                vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
+                pattern=options["pattern"], min_frequency=options["min_frequency"],
+                sweep=options["sweep"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"queued run {run.pk}: {run.tokenizer.name}, vocab size {run.vocab_size}")
+        if options["wait"]:
+            self.follow(run)
+
+    def follow(self, run: TrainingRun) -> None:
+        try:
+            run = self.wait(run)
+        except KeyboardInterrupt:
+            self.stdout.write(f"\ncancelling run {run.pk} ...")
+            services.cancel_training_run(run=run)
+            run = self.wait(run)
+        if run.status != TrainingRun.Status.SUCCEEDED:
+            raise CommandError(f"run {run.pk} {run.status}" + (f": {run.error}" if run.error
+                                                               else ""))
+        for version in run.versions.order_by("number"):
+            self.stdout.write(f"version {version.label}: vocab size {version.vocab_size}, "
+                              f"{version.merge_count} merges, digest {version.digest[:12]}")
+
+    def wait(self, run: TrainingRun) -> TrainingRun:
+        """Poll the run until it ends; on a terminal, redraw one progress line in place,
+        otherwise print a line when the stage changes and every few seconds."""
+        started, printed, phase = time.monotonic(), float("-inf"), None
+        live = self.stdout.isatty()
+        while not run.is_finished:
+            time.sleep(0.5)
+            run.refresh_from_db()
+            line = progress_line(run)
+            if run.status == "queued" and time.monotonic() - started > WAIT_HINT_SECONDS:
+                line += " (no worker yet? start one with `celery -A registry worker`)"
+            if live:
+                self.stdout.write(f"\r{line}\x1b[K", ending="")
+            elif (run.status, run.stage) != phase or time.monotonic() - printed > PRINT_SECONDS:
+                self.stdout.write(line)
+                printed, phase = time.monotonic(), (run.status, run.stage)
+        if live:
+            self.stdout.write("")
+        if phase != (run.status, run.stage):
+            self.stdout.write(progress_line(run))
+        return run
+
+
+def progress_line(run: TrainingRun) -> str:
+    """``run 3: merge 1200/31744 (2400 merges/s)``, ``run 3: count 45% of 2.6 MB``."""
+    if run.status != "running":
+        return f"run {run.pk}: {run.status}"
+    if run.stage == "count":
+        percent = 100 * run.progress_done // max(run.progress_total, 1)
+        return f"run {run.pk}: count {percent}% of {run.progress_total / 1e6:.1f} MB"
+    rate = f" ({run.merges_per_second:.0f} merges/s)" if run.merges_per_second else ""
+    return f"run {run.pk}: {run.stage} {run.progress_done}/{run.progress_total}{rate}"
