@@ -39,7 +39,7 @@ class Tokenizer:
     def __init__(self, vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
                  special_tokens=(), pattern: str = "gpt2", merge_counts: list[int] | None = None):
         self.vocab = dict(vocab)
-        self.merges = [(bytes(a), bytes(b)) for a, b in merges]
+        self.merges = _as_byte_pairs(merges)
         self.merge_counts = list(merge_counts) if merge_counts is not None else None
         self.pretokenizer = PreTokenizer(pattern)
         self.pattern = self.pretokenizer.pattern
@@ -59,11 +59,15 @@ class Tokenizer:
                     raise ValueError(f"special token {token!r} is not id {token_id} in the vocab")
             return dict(special_tokens)
         tokens = check_special_tokens(special_tokens)
-        by_bytes = _ids_by_bytes(self.vocab)
-        missing = [t for t in tokens if t.encode() not in by_bytes]
+        wanted = {t.encode() for t in tokens}
+        found: dict[bytes, int] = {}
+        for token_id, token in self.vocab.items():
+            if token in wanted and token_id < found.get(token, token_id + 1):
+                found[token] = token_id  # the lowest id wins
+        missing = [t for t in tokens if t.encode() not in found]
         if missing:
             raise ValueError(f"special token {missing[0]!r} is not in the vocab")
-        return {t: by_bytes[t.encode()] for t in tokens}
+        return {t: found[t.encode()] for t in tokens}
 
     def _merge_table(self) -> MergeTable:
         """The merges as ids: ``left id << 32 | right id -> rank``, ``rank -> merged id``."""
@@ -211,6 +215,15 @@ class Tokenizer:
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
                 f"pattern={self.pattern!r}, special_tokens={self.special_tokens!r})")
+
+
+def _as_byte_pairs(merges) -> list[tuple[bytes, bytes]]:
+    """The merges as a list of ``(bytes, bytes)`` tuples, copying only what is not one already
+    (pairs given as lists, memoryview or bytearray)."""
+    merges = list(merges)
+    if all(type(p) is tuple and type(p[0]) is bytes and type(p[1]) is bytes for p in merges):
+        return merges
+    return [(bytes(a), bytes(b)) for a, b in merges]
 
 
 def _ids_by_bytes(vocab: dict[int, bytes]) -> dict[bytes, int]:
