@@ -11,7 +11,8 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers
 
 from tokenizers_app.bpe.char_bpe import CharBPETokenizer, train_char_bpe
-from tokenizers_app.bpe.training import TrainingCancelled, tie_break_key
+from tokenizers_app.bpe.merging import learn_merges
+from tokenizers_app.bpe.training import TrainingCancelled, tie_break_key, train_bpe
 
 ENGLISH = ("The quick brown fox jumps over the lazy dog. The dog sleeps; the fox doesn't! "
            "low lower lowest newer newest wider widest, new news -- the end?\n") * 3
@@ -91,6 +92,15 @@ def test_training_equals_the_reference_trainer_on_random_text(text, vocab_size):
     result = train_char_bpe([text], vocab_size)
     alphabet, merges, merge_counts = reference_train(text, vocab_size)
     assert (result.merges, result.merge_counts) == (merges, merge_counts)
+
+
+def test_the_shared_merge_loop_takes_words_as_indices_into_an_alphabet():
+    merges, counts = learn_merges({(0, 0, 1): 2}, 5, alphabet=[b"a", b"a</w>"])
+    assert merges == [(b"a", b"a</w>"), (b"a", b"aa</w>")] and counts == [2, 2]  # b"a</w>" > b"a"
+    merges, _ = learn_merges({(1, 0): 1, (0, 1): 1}, 1, alphabet=["é".encode(), b"z"])
+    assert merges == [("é".encode(), b"z")]  # compared as UTF-8 bytes: 0xc3 > "z"
+    with pytest.raises(ValueError, match="symbol 2"):
+        learn_merges({(0, 2): 1}, 1, alphabet=[b"a", b"b"])
 
 
 def test_ids_are_special_tokens_then_alphabet_by_utf8_bytes_then_merges():
@@ -224,6 +234,17 @@ def test_encode_follows_allowed_special_as_tiktoken_does():
     assert tokenizer.encode("hi<s>", allowed_special={"<s>"}) == [*hi, 1]
     assert tokenizer.encode("hi<s>", disallowed_special=()) == tokenizer.encode_ordinary("hi<s>")
     assert tokenizer.encode_ordinary("<s>") == [0, 0, 0]  # "<", "s", ">" were never seen
+
+
+def test_a_disallowed_special_token_raises_as_in_byte_level_bpe():
+    char_level = train_char_bpe(["hi <s>"], 20, special_tokens=["<unk>", "<s>"]).tokenizer()
+    byte_level = train_bpe(["hi <s>"], 260, special_tokens=["<s>"]).tokenizer()
+    messages = []
+    for tokenizer in (char_level, byte_level):
+        with pytest.raises(ValueError) as error:
+            tokenizer.encode("hi <s>", allowed_special=set())
+        messages.append(str(error.value))
+    assert messages[0] == messages[1] and "'<s>'" in messages[0]
 
 
 def test_token_spans_cover_the_characters_each_token_stands_for():

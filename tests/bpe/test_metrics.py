@@ -1,22 +1,31 @@
 """Metrics: each helper on hand-computed examples, then ``evaluate`` on every kind of
-tokenizer."""
+tokenizer, and the fast ``evaluate`` against the plain line-by-line computation it replaces."""
 
 import json
 import math
+from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tests.bpe.corpora import SAMPLES, varied_text
+from tests.fixtures import gpt2_fixture_dir
+from tokenizers_app.bpe import load_tokenizer
 from tokenizers_app.bpe.baselines import ByteTokenizer, CharTokenizer, WordTokenizer
 from tokenizers_app.bpe.char_bpe import CharBPETokenizer, train_char_bpe
 from tokenizers_app.bpe.metrics import (
+    BYTE_LEVEL,
     chars_per_token,
     compression_ratio,
     count_cut_characters,
     count_split_words,
     encode_throughput_mb_s,
     evaluate,
+    metrics_of,
     renyi_efficiency,
     share,
+    split_flags,
     tokens_per_word,
     vocabulary_utilization,
     word_spans,
@@ -66,6 +75,11 @@ def test_a_word_is_split_when_two_tokens_touch_its_bytes():
     assert count_split_words([], [(0, 3)]) == 0
 
 
+def test_split_flags_tell_each_word_apart():
+    assert split_flags([(0, 5), (6, 11)], [(0, 3), (3, 5), (5, 11)]) == [True, False]
+    assert split_flags([(0, 2), (3, 4)], [(0, 4)]) == [False, False]
+
+
 def test_cut_characters_are_multibyte_characters_a_boundary_falls_inside():
     assert count_cut_characters("aé€", {0, 1, 3, 5, 6}) == (2, 1)
     assert count_cut_characters("aé€", {0, 1, 3, 6}) == (2, 0)
@@ -80,6 +94,11 @@ def test_renyi_efficiency_on_worked_examples():
         renyi([0.5, 0.25, 0.25], 10))
     assert renyi_efficiency([5], vocab_size=10) == 0.0
     assert renyi_efficiency([], vocab_size=10) == 0.0
+
+
+def test_renyi_efficiency_does_not_depend_on_the_order_of_the_counts():
+    counts = [1, 10**6, 3, 7, 10**6 + 1, 2] * 50
+    assert renyi_efficiency(counts, 500) == renyi_efficiency(sorted(counts), 500)
 
 
 def test_evaluate_the_byte_baseline_by_hand():
@@ -191,3 +210,88 @@ def test_character_level_bpe_loses_whitespace_and_reports_unknown_characters():
     result = evaluate(tokenizer, ["the lazy", "a  lot\n", "ſ ȹ"])  # "ſ", "ȹ" never seen
     assert result["lossless_rate"] == 1 / 3
     assert result["unknown_rate"] == 2 / 18
+
+
+# -- the fast evaluate against the plain line-by-line computation -------------------------------
+
+def reference_evaluate(tokenizer, lines) -> dict:
+    """The plain computation, line by line, with every token's span: the oracle for the fast
+    ``evaluate``, which counts each distinct pre-token or run once."""
+    special_ids = set(tokenizer.special_ids.values())
+    totals, id_counts, covered = Counter(), Counter(), {}
+    for line in lines:
+        ids = tokenizer.encode_ordinary(line)
+        words = word_spans(line)
+        spans = [(start, end) for _id, start, end in tokenizer.token_spans(line, ())]
+        totals.update(bytes=len(line.encode()), chars=len(line), tokens=len(ids),
+                      words=len(words), lines=1, split_words=count_split_words(words, spans),
+                      lossless_lines=tokenizer.decode(ids) == line)
+        id_counts.update(ids)
+        if tokenizer.algorithm == "byte_bpe":
+            own_words = [w for w in tokenizer.pretokenizer.split(line) if not w.isspace()]
+        else:
+            own_words = tokenizer.split_words(line)
+        for word in own_words:
+            if word not in covered:
+                word_ids = tokenizer.encode_ordinary(word)
+                covered[word] = len(word_ids) == 1 and word_ids[0] not in special_ids
+            totals.update(own_words=1, covered_words=covered[word])
+        if tokenizer.algorithm in BYTE_LEVEL:
+            multibyte, cut = count_cut_characters(line, {b for span in spans for b in span})
+            totals.update(multibyte_chars=multibyte, cut_chars=cut)
+        else:
+            totals.update(unknown_chars=tokenizer.unknown_count(line))
+    totals.update(distinct_own_words=len(covered), distinct_covered_words=sum(covered.values()))
+    return metrics_of(tokenizer, totals, id_counts, seconds=1.0)
+
+
+EDGE_LINES = ["xyy xyyy yy axyy\n", "no newline at the end", "a  b", "x<|endoftext|>y\n",
+              "\x1c a\x1cb \x85c\u3000d\u3000 é\n", "", "\r\n", "don't stop.\n", "end.",
+              "(quoted) 'words', don't!\n", "  indented\n", "\n", "🍕🍕x🍕 é€\n"]
+VARIED = varied_text(150_000, seed=7).replace("a" * 100_000, "a" * 500)
+VARIED_LINES = VARIED.splitlines(keepends=True) + EDGE_LINES
+TRAINING = VARIED[:100_000] + "".join(SAMPLES.values()) + " xyy xyyy" * 20
+IRREGULAR = r"x|(?<=x)y+|\w|\s+|[^\w\s]+"  # "yy" after "x" is one pre-token, alone it is two
+
+
+def same_metrics(tokenizer, lines):
+    fast, plain = evaluate(tokenizer, lines), reference_evaluate(tokenizer, lines)
+    assert fast.pop("encode_throughput_mb_s") > 0 or not plain["bytes"]
+    plain.pop("encode_throughput_mb_s")
+    assert fast == plain
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "gpt4", "none", IRREGULAR])
+def test_fast_evaluate_equals_the_reference_for_byte_level_bpe(pattern):
+    tokenizer = train_bpe([TRAINING], 700, special_tokens=["<|endoftext|>"],
+                          pattern=pattern).tokenizer()
+    same_metrics(tokenizer, VARIED_LINES)
+
+
+def test_fast_evaluate_equals_the_reference_for_gpt2():
+    same_metrics(load_tokenizer(gpt2_fixture_dir()), VARIED_LINES)
+
+
+@pytest.mark.parametrize("split, lowercase", [("whitespace", False), ("word_punct", True)])
+def test_fast_evaluate_equals_the_reference_for_character_level_bpe(split, lowercase):
+    result = train_char_bpe([TRAINING], 600, split=split, lowercase=lowercase)
+    same_metrics(result.tokenizer(), VARIED_LINES)
+
+
+@pytest.mark.parametrize("tokenizer", [ByteTokenizer(), CharTokenizer(),
+                                       WordTokenizer.from_corpus(VARIED_LINES, 2000)],
+                         ids=lambda t: t.algorithm)
+def test_fast_evaluate_equals_the_reference_for_the_baselines(tokenizer):
+    same_metrics(tokenizer, VARIED_LINES)
+
+
+SMALL = {pattern: train_bpe([TRAINING[:20_000]], 320, pattern=pattern).tokenizer()
+         for pattern in ("gpt2", "gpt4")}
+SMALL_CHAR = train_char_bpe([TRAINING[:20_000]], 150, split="word_punct").tokenizer()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="ab.'! \t\né€🍕\u3000", max_size=24), max_size=6),
+       st.sampled_from(["gpt2", "gpt4", "char"]))
+def test_fast_evaluate_equals_the_reference_on_random_lines(lines, kind):
+    same_metrics(SMALL_CHAR if kind == "char" else SMALL[kind], lines)

@@ -6,6 +6,9 @@ Every distinct word is laid out once in flat arrays: ``sym[p]`` is the token at 
 increasing order; entries go stale when a neighbour changes and are skipped when checked. A
 pair is an int ``left << SHIFT | right``. The best pair comes from a lazy max-heap ordered by
 count, then by the tie-break (see ``tie_break_key``).
+
+Words are ``bytes`` (byte-level BPE: each byte is its own symbol) or tuples of indices into an
+alphabet of symbols given as their UTF-8 bytes (character-level BPE).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import defaultdict
+from itertools import chain
 
 SHIFT = 32
 LOW = (1 << SHIFT) - 1
@@ -31,8 +35,9 @@ def order_key(token: bytes) -> str:
 class MergeState:
     """The words of a corpus as linked symbol arrays, with pair counts and a pair index."""
 
-    def __init__(self, word_counts: dict[bytes, int]):
-        self.sym = array("i", iter(b"".join(word_counts)))
+    def __init__(self, word_counts: dict[bytes, int] | dict[tuple[int, ...], int],
+                 alphabet_size: int = 256):
+        self.sym = symbol_array(word_counts, alphabet_size)
         size = len(self.sym)
         self.nxt = array("i", range(1, size + 1))
         self.prv = array("i", range(-1, size - 1))
@@ -87,15 +92,35 @@ class MergeState:
         return grown
 
 
-def learn_merges(word_counts: dict[bytes, int], num_merges: int, min_frequency: int = 1,
-                 ticker=None) -> tuple[list[tuple[bytes, bytes]], list[int]]:
-    """Learn up to ``num_merges`` merges over weighted words; returns (merges, merge counts).
+def symbol_array(words, alphabet_size: int = 256) -> array:
+    """The symbols of all words end to end: ``symbol_array([b"ab", b"c"]) -> array("i", [97,
+    98, 99])``; ``symbol_array([(0, 2), (1,)], 3) -> array("i", [0, 2, 1])``."""
+    if isinstance(next(iter(words), b""), bytes):
+        sym = array("i", iter(b"".join(words)))  # the fast path: the bytes are read in C
+        if alphabet_size >= 256:
+            return sym
+    else:
+        sym = array("i", chain.from_iterable(words))
+    bad = [s for s in (min(sym), max(sym)) if not 0 <= s < alphabet_size] if sym else []
+    if bad:
+        raise ValueError(f"symbol {bad[0]} of a word is not an index into the alphabet of "
+                         f"{alphabet_size} symbols")
+    return sym
 
-    ``learn_merges({b"aaa": 2}, 2) -> ([(b"a", b"a"), (b"aa", b"a")], [4, 2])``
+
+def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num_merges: int,
+                 min_frequency: int = 1, ticker=None, alphabet: list[bytes] | None = None,
+                 ) -> tuple[list[tuple[bytes, bytes]], list[int]]:
+    """Learn up to ``num_merges`` merges over weighted words; returns (merges, merge counts).
+    ``alphabet`` (default: the 256 single bytes) holds the initial symbols; words index it.
+
+    ``learn_merges({b"aaa": 2}, 2) -> ([(b"a", b"a"), (b"aa", b"a")], [4, 2])``;
+    ``learn_merges({(0, 0, 1): 2}, 5, alphabet=[b"a", b"a</w>"]) -> ([(b"a", b"a</w>"),
+    (b"a", b"aa</w>")], [2, 2])`` (a tie: ``b"a</w>" > b"a"``)
     """
-    tokens = [bytes([b]) for b in range(256)]  # internal id -> bytes
-    keys = [order_key(t) for t in tokens]
-    state = MergeState(word_counts)
+    tokens = list(alphabet) if alphabet is not None else [bytes([b]) for b in range(256)]
+    keys = [order_key(t) for t in tokens]  # tokens: internal id -> bytes
+    state = MergeState(word_counts, len(tokens))
     heap = [(-count, keys[pair >> SHIFT] + keys[pair & LOW], pair)
             for pair, count in state.counts.items() if count > 0]
     heapq.heapify(heap)

@@ -5,21 +5,24 @@ file's lines keep their ``"\\n"``) and returns a JSON-able dict. Units: compress
 UTF-8 bytes per token, chars per token in characters (code points) per token, tokens per word in
 tokens per whitespace-separated word, throughput in MB (10^6 bytes of UTF-8) per second of
 ``encode_ordinary``; every rate is a share in [0, 1]. A ratio over zero items is 0.0.
+
+The work per line is a few calls into C; the rest is done once per distinct item, weighted by
+its count (``tallies``): per pre-token for byte-level BPE, per run of whitespace or of other
+characters for every other tokenizer, which must encode such runs independently of each other.
+tests/bpe/test_metrics.py keeps the plain line-by-line computation as the oracle.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections import Counter
 from collections.abc import Iterable
 
 from .baselines import WORD_RE
 
+Span = tuple[int, int]  # (start byte, end byte)
+
 BYTE_LEVEL = frozenset({"byte_bpe", "byte"})  # these report byte_fallback_rate, not unknown_rate
 RENYI_ALPHA = 2.5
-
-Span = tuple[int, int]  # (start byte, end byte)
 
 
 def share(part: float, whole: float) -> float:
@@ -66,19 +69,25 @@ def word_spans(line: str) -> list[Span]:
     return spans
 
 
-def count_split_words(words: list[Span], tokens: list[Span]) -> int:
-    """Words whose bytes intersect 2+ token spans (both lists sorted; a token may cover
-    whitespace and several words): ``count_split_words([(0, 5), (6, 11)], [(0, 3), (3, 5),
-    (5, 11)]) -> 1`` (the token ``" world"`` touches only the second word's bytes)."""
-    split, first = 0, 0
+def split_flags(words: list[Span], tokens: list[Span]) -> list[bool]:
+    """Whether each word's bytes intersect 2+ token spans (both lists sorted; a token may cover
+    whitespace and several words): ``split_flags([(0, 5), (6, 11)], [(0, 3), (3, 5), (5, 11)])
+    -> [True, False]`` (the token ``" world"`` touches only the second word's bytes)."""
+    flags, first = [], 0
     for start, end in words:
         while first < len(tokens) and tokens[first][1] <= start:
             first += 1
         touching, index = 0, first
         while index < len(tokens) and tokens[index][0] < end and touching < 2:
             touching, index = touching + 1, index + 1
-        split += touching >= 2
-    return split
+        flags.append(touching >= 2)
+    return flags
+
+
+def count_split_words(words: list[Span], tokens: list[Span]) -> int:
+    """Words cut into 2+ tokens (see ``split_flags``): ``count_split_words([(0, 5), (6, 11)],
+    [(0, 3), (3, 5), (5, 11)]) -> 1``."""
+    return sum(split_flags(words, tokens))
 
 
 def count_cut_characters(line: str, boundaries: set[int]) -> tuple[int, int]:
@@ -100,82 +109,50 @@ def count_cut_characters(line: str, boundaries: set[int]) -> tuple[int, int]:
 def renyi_efficiency(counts: Iterable[int], vocab_size: int, alpha: float = RENYI_ALPHA) -> float:
     """Rényi entropy of order ``alpha`` of the token distribution over the log of the vocab size
     (natural logs; 1.0 = uniform over the whole vocab): ``renyi_efficiency([1, 1],
-    vocab_size=4) -> 0.5`` (H = log 2, normalized by log 4)."""
+    vocab_size=4) -> 0.5`` (H = log 2, normalized by log 4). The sum is exact (``math.fsum``),
+    so the order of the counts does not matter."""
     counts = [c for c in counts if c > 0]
     total = sum(counts)
     if not total or vocab_size < 2:
         return 0.0
-    power_sum = sum((c / total) ** alpha for c in counts)
+    power_sum = math.fsum((c / total) ** alpha for c in counts)
     return max(0.0, math.log(power_sum) / (1 - alpha) / math.log(vocab_size))  # no -0.0
 
 
-class Tally:
-    """Running totals of one evaluation; ``add`` one line at a time, then ``result()``."""
-
-    def __init__(self, tokenizer):
-        self.tokenizer = tokenizer
-        self.byte_level = tokenizer.algorithm in BYTE_LEVEL
-        self.special_ids = set(tokenizer.special_ids.values())
-        self.totals: Counter[str] = Counter()
-        self.id_counts: Counter[int] = Counter()
-        self.covered: dict[str, bool] = {}  # distinct own words -> is one token
-        self.seconds = 0.0
-
-    def add(self, line: str) -> None:
-        started = time.perf_counter()
-        ids = self.tokenizer.encode_ordinary(line)
-        self.seconds += time.perf_counter() - started
-        words = word_spans(line)
-        spans = [(start, end) for _id, start, end in self.tokenizer.token_spans(line, ())]
-        self.totals.update(bytes=len(line.encode()), chars=len(line), tokens=len(ids),
-                           words=len(words), lines=1, split_words=count_split_words(words, spans),
-                           lossless_lines=self.tokenizer.decode(ids) == line)
-        self.id_counts.update(ids)
-        self._add_own_words(line)
-        if self.byte_level:
-            multibyte, cut = count_cut_characters(line, {b for span in spans for b in span})
-            self.totals.update(multibyte_chars=multibyte, cut_chars=cut)
-        else:
-            self.totals.update(unknown_chars=self.tokenizer.unknown_count(line))
-
-    def _add_own_words(self, line: str) -> None:
-        """Word coverage counts: own words (for byte-level BPE its pre-tokens, whitespace-only
-        ones left out) that encode to one token, not ``<unk>``."""
-        if self.tokenizer.algorithm == "byte_bpe":
-            words = [w for w in self.tokenizer.pretokenizer.split(line) if not w.isspace()]
-        else:
-            words = self.tokenizer.split_words(line)
-        for word in words:
-            if word not in self.covered:
-                ids = self.tokenizer.encode_ordinary(word)
-                self.covered[word] = len(ids) == 1 and ids[0] not in self.special_ids
-            self.totals.update(own_words=1, covered_words=self.covered[word])
-
-    def result(self) -> dict:
-        t, used = self.totals, [i for i in self.id_counts if i not in self.special_ids]
-        ordinary_size = self.tokenizer.vocab_size - len(self.special_ids)
-        rate = ({"byte_fallback_rate": share(t["cut_chars"], t["multibyte_chars"])}
-                if self.byte_level else {"unknown_rate": share(t["unknown_chars"], t["chars"])})
-        return {
-            "compression_ratio": compression_ratio(t["bytes"], t["tokens"]),
-            "chars_per_token": chars_per_token(t["chars"], t["tokens"]),
-            "tokens_per_word": tokens_per_word(t["tokens"], t["words"]),
-            "word_split_rate": share(t["split_words"], t["words"]),
-            "word_coverage": share(t["covered_words"], t["own_words"]),
-            "word_coverage_distinct": share(sum(self.covered.values()), len(self.covered)),
-            "vocabulary_utilization": vocabulary_utilization(len(used), ordinary_size),
-            **rate,
-            "lossless_rate": share(t["lossless_lines"], t["lines"]),
-            "renyi_efficiency": renyi_efficiency(
-                [self.id_counts[i] for i in used], ordinary_size),
-            "encode_throughput_mb_s": encode_throughput_mb_s(t["bytes"], self.seconds),
-            **{key: t[key] for key in ("bytes", "chars", "tokens", "words", "lines")},
-        }
+def metrics_of(tokenizer, totals: dict[str, int], id_counts: dict[int, int],
+               seconds: float) -> dict:
+    """The metrics dict from an evaluation's totals (see ``tallies.Tally``): ``totals`` holds
+    bytes, chars, tokens, words, lines, split_words, own_words, covered_words, lossless_lines,
+    distinct_own_words, distinct_covered_words, and cut_chars and multibyte_chars (byte-level)
+    or unknown_chars."""
+    t, special_ids = totals, set(tokenizer.special_ids.values())
+    used = [i for i in id_counts if i not in special_ids]
+    ordinary_size = tokenizer.vocab_size - len(special_ids)
+    rate = ({"byte_fallback_rate": share(t["cut_chars"], t["multibyte_chars"])}
+            if tokenizer.algorithm in BYTE_LEVEL
+            else {"unknown_rate": share(t["unknown_chars"], t["chars"])})
+    return {
+        "compression_ratio": compression_ratio(t["bytes"], t["tokens"]),
+        "chars_per_token": chars_per_token(t["chars"], t["tokens"]),
+        "tokens_per_word": tokens_per_word(t["tokens"], t["words"]),
+        "word_split_rate": share(t["split_words"], t["words"]),
+        "word_coverage": share(t["covered_words"], t["own_words"]),
+        "word_coverage_distinct": share(t["distinct_covered_words"], t["distinct_own_words"]),
+        "vocabulary_utilization": vocabulary_utilization(len(used), ordinary_size),
+        **rate,
+        "lossless_rate": share(t["lossless_lines"], t["lines"]),
+        "renyi_efficiency": renyi_efficiency([id_counts[i] for i in used], ordinary_size),
+        "encode_throughput_mb_s": encode_throughput_mb_s(t["bytes"], seconds),
+        **{key: t[key] for key in ("bytes", "chars", "tokens", "words", "lines")},
+    }
 
 
 def evaluate(tokenizer, lines: Iterable[str]) -> dict:
     """All metrics of ``tokenizer`` over a stream of lines (see the module docstring)."""
-    tally = Tally(tokenizer)
-    for line in lines:
-        tally.add(line)
+    from .piece_tally import PieceTally  # (they import this module)
+    from .tallies import RunTally
+
+    tally = PieceTally(tokenizer) if tokenizer.algorithm == "byte_bpe" else RunTally(tokenizer)
+    for group in tally.groups(lines):
+        tally.add(group)
     return tally.result()

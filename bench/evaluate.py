@@ -1,0 +1,73 @@
+"""Evaluation: ``evaluate()`` against plain encoding of the same lines, GPT-2's vocabulary, one run.
+
+    python bench/evaluate.py --corpus PATH [--fixtures ../shared/fixtures/gpt2]
+
+Prints MB/s, line by line on one thread, for ours ``encode_ordinary``, ours ``evaluate()`` (all
+metrics, and the encode throughput it reports) and tiktoken's ``encode_ordinary`` built from the
+same vocabulary, with the ratios against ours ``encode_ordinary``. Each of ours starts from a
+freshly loaded tokenizer (a cold cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tokenizers_app.bpe import evaluate, load_tokenizer  # noqa: E402
+from tokenizers_app.bpe.pretokenize import GPT2_PATTERN  # noqa: E402
+
+
+def build_tiktoken(ours):
+    import tiktoken
+
+    ranks = {token: i for i, token in ours.vocab.items() if i not in ours.special_ids.values()}
+    return tiktoken.Encoding("gpt2-fixture", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
+                             special_tokens=dict(ours.special_ids))
+
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--fixtures", default=os.environ.get(
+        "TOKENIZER_FIXTURES", str(REPO.parent / "shared" / "fixtures" / "gpt2")))
+    opts = parser.parse_args()
+    fixtures = Path(opts.fixtures)
+    fixtures = fixtures / "gpt2" if (fixtures / "gpt2").is_dir() else fixtures
+    lines = Path(opts.corpus).read_text(encoding="utf-8").splitlines(keepends=True)
+    mb = sum(len(line.encode()) for line in lines) / 1e6
+    print(f"corpus {opts.corpus} ({mb:.1f} MB, {len(lines)} lines), GPT-2 vocabulary")
+
+    ours = load_tokenizer(fixtures)
+    tik = build_tiktoken(ours)
+    ours_ids, encode_s = timed(lambda: [ours.encode_ordinary(line) for line in lines])
+    fresh = load_tokenizer(fixtures)
+    metrics, evaluate_s = timed(lambda: evaluate(fresh, lines))
+    tik_ids, tik_s = timed(lambda: [tik.encode_ordinary(line) for line in lines])
+
+    rows = [("ours encode_ordinary", mb / encode_s),
+            ("ours evaluate(), all metrics", mb / evaluate_s),
+            ("  encode throughput it reports", metrics["encode_throughput_mb_s"]),
+            ("tiktoken encode_ordinary", mb / tik_s)]
+    print(f"{'line by line, one thread':<36}{'MB/s':>8}{'vs ours encode_ordinary':>26}")
+    for name, rate in rows:
+        print(f"{name:<36}{rate:>8.2f}{rate / rows[0][1]:>25.2f}x")
+    print(f"tokens: {metrics['tokens']} (ours encode_ordinary: {sum(map(len, ours_ids))}), "
+          f"ids equal tiktoken's: {'yes' if ours_ids == tik_ids else 'NO'}")
+    if ours_ids != tik_ids or metrics["tokens"] != sum(map(len, ours_ids)):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""The character-level BPE tokenizer: words spelled as characters with an end-of-word suffix.
+
+A word is its characters with the suffix glued to the last one: ``"low" -> ["l", "o", "w</w>"]``,
+so ``"w"`` and ``"w</w>"`` are two symbols. Words come from a split (``whitespace`` or
+``word_punct``), optionally lowercased; a symbol outside the vocab encodes to ``<unk>``.
+Training lives in ``char_bpe``.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from .pretokenize import check_allowed_special, check_special_tokens, special_regex, split_special
+from .training import merge_word
+
+UNK = "<unk>"
+SPLITS = {"whitespace": r"\S+", "word_punct": r"\w+|[^\w\s]+"}  # \s is Unicode White_Space
+CACHE_SIZE = 1 << 18  # words kept with their ids; the cache is emptied when full
+_NO_RANK = 1 << 62
+
+
+def split_regex(split: str) -> regex.Pattern:
+    """The word regex of a split name: ``split_regex("word_punct").findall("hi, you") ->
+    ["hi", ",", "you"]``."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be 'whitespace' or 'word_punct', got {split!r}")
+    return regex.compile(SPLITS[split])
+
+
+def word_symbols(word: str, suffix: str = "</w>") -> list[str]:
+    """``word_symbols("low") -> ["l", "o", "w</w>"]``"""
+    return [*word[:-1], word[-1] + suffix]
+
+
+class CharBPETokenizer:
+    """A character-level BPE tokenizer; ``vocab: dict[int, str]``, ``merges: list[tuple[str,
+    str]]`` in rank order, ``special_tokens`` found in ``vocab`` by text (``unk_token`` among
+    them).
+
+    ``t.encode_ordinary("lower")`` spells ``["low", "er</w>"]`` when those merges exist;
+    ``t.decode(t.encode_ordinary("a  b"))  -> "a b"``.
+    """
+
+    algorithm = "char_bpe"
+
+    def __init__(self, vocab: dict[int, str], merges: list[tuple[str, str]],
+                 special_tokens: list[str], unk_token: str = UNK,
+                 end_of_word_suffix: str = "</w>", lowercase: bool = False,
+                 split: str = "whitespace", merge_counts: list[int] | None = None):
+        self.vocab = dict(vocab)
+        self.merges = [(str(left), str(right)) for left, right in merges]
+        self.merge_counts = list(merge_counts) if merge_counts is not None else None
+        self.suffix, self.lowercase, self.unk_token = end_of_word_suffix, lowercase, unk_token
+        self.word_re, self.pattern = split_regex(split), split
+        self.special_tokens = check_special_tokens(special_tokens)
+        by_text = {text: i for i, text in sorted(self.vocab.items(), reverse=True)}  # lowest id
+        for token in [*self.special_tokens, unk_token]:
+            if token not in by_text or token not in self.special_tokens:
+                raise ValueError(f"{token!r} must be a special token and in the vocab")
+        self.special_ids = {t: by_text[t] for t in self.special_tokens}
+        self.unk_id = self.special_ids[unk_token]
+        self._ids = {text: i for i, text in sorted(self.vocab.items(), reverse=True)
+                     if i not in self.special_ids.values()}
+        self._ranks, self._merged = self._rank_table()
+        self._spelled = {i: t[:-len(self.suffix)] + " " if t.endswith(self.suffix) else t
+                         for i, t in self.vocab.items()}  # what decode writes for each id
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    def _rank_table(self):
+        """``(left id, right id) -> rank`` and ``rank -> merged id``."""
+        ranks, merged = {}, []
+        for rank, (left, right) in enumerate(self.merges):
+            missing = [t for t in (left, right, left + right) if t not in self._ids]
+            if missing:
+                raise ValueError(f"merge {rank} ({left!r}, {right!r}): {missing[0]!r} is not "
+                                 f"in the vocab")
+            ranks.setdefault((self._ids[left], self._ids[right]), rank)
+            merged.append(self._ids[left + right])
+        return ranks, merged
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The UTF-8 of the token's text, suffix included: ``b"w</w>"``."""
+        if token_id not in self.vocab:
+            raise ValueError(f"token id {token_id!r} is not in the vocab")
+        return self.vocab[token_id].encode()
+
+    def split_words(self, text: str) -> list[str]:
+        """``split_words("hi, you")`` -> ``["hi,", "you"]`` (whitespace) or ``["hi", ",",
+        "you"]`` (word_punct); not lowercased."""
+        return self.word_re.findall(text)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode text, treating special-token text as plain text."""
+        ids: list[int] = []
+        for word in self.word_re.findall(text):
+            ids.extend(self._encode_word(word))
+        return ids
+
+    def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
+        """As ``Tokenizer.encode``: allowed special tokens become their ids; text of a
+        disallowed one (default: every one not allowed) raises ``ValueError``."""
+        allowed = check_allowed_special(self.special_tokens, allowed_special,
+                                        disallowed_special, text)
+        ids: list[int] = []
+        for piece, is_special in split_special(text, special_regex(allowed)):
+            ids.extend([self.special_ids[piece]] if is_special else self.encode_ordinary(piece))
+        return ids
+
+    def _encode_word(self, word: str) -> tuple[int, ...]:
+        ids = self._cache.get(word)
+        if ids is None:
+            ids = tuple(self.bpe(word.lower() if self.lowercase else word))
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()
+            self._cache[word] = ids
+        return ids
+
+    def bpe(self, word: str) -> list[int]:
+        """Apply merges to one word, lowest rank first, until none applies."""
+        ids = [self._ids.get(s, self.unk_id) for s in word_symbols(word, self.suffix)]
+        while len(ids) > 1:
+            pair = min(zip(ids, ids[1:]), key=lambda p: self._ranks.get(p, _NO_RANK))
+            if pair not in self._ranks:
+                break
+            ids = merge_word(ids, pair, self._merged[self._ranks[pair]])
+        return ids
+
+    def unknown_count(self, text: str) -> int:
+        """Characters of ``text`` mapped to ``<unk>`` (one ``<unk>`` per character)."""
+        return self.encode_ordinary(text).count(self.unk_id)
+
+    def decode(self, ids) -> str:
+        """Token texts joined, each suffix turned into a space, the final one dropped:
+        ``"lo" "w</w>" "er</w>" -> "low er"``."""
+        ids = list(ids)
+        try:
+            text = "".join(map(self._spelled.__getitem__, ids))
+        except KeyError as exc:
+            raise ValueError(f"token id {exc.args[0]!r} is not in the vocab") from None
+        return text[:-1] if ids and self.vocab[ids[-1]].endswith(self.suffix) else text
+
+    def decode_bytes(self, ids) -> bytes:
+        return self.decode(ids).encode()
+
+    def token_spans(self, text: str, allowed_special="all") -> list[tuple[int, int, int]]:
+        """``(token id, start byte, end byte)`` in ``text``: a token spans the characters it
+        stands for (``<unk>`` one character); whitespace belongs to no token."""
+        allowed = check_allowed_special(self.special_tokens, allowed_special, (), text)
+        spans, offset = [], 0
+        for piece, is_special in split_special(text, special_regex(allowed)):
+            if is_special:
+                spans.append((self.special_ids[piece], offset, offset + len(piece.encode())))
+            else:
+                spans.extend(self._piece_spans(piece, offset))
+            offset += len(piece.encode())
+        return spans
+
+    def _piece_spans(self, piece: str, offset: int) -> list[tuple[int, int, int]]:
+        spans, chars = [], 0  # offset is the byte offset of character ``chars`` of the piece
+        for match in self.word_re.finditer(piece):
+            offset += len(piece[chars:match.start()].encode())
+            chars = match.start()
+            spans.extend(self._word_spans(match.group(), offset))
+        return spans
+
+    def _word_spans(self, word: str, offset: int) -> list[tuple[int, int, int]]:
+        """The spans of one word's tokens. Where lowercasing changed the word's length they
+        are clamped to it, and the last one ends at the word's end."""
+        spans, chars = [], 0
+        for token_id in self._encode_word(word):
+            text = self.vocab[token_id].removesuffix(self.suffix)
+            begin, chars = chars, chars + (1 if token_id == self.unk_id else len(text))
+            spans.append((token_id, offset + len(word[:begin].encode()),
+                          offset + len(word[:chars].encode())))
+        spans[-1] = (spans[-1][0], spans[-1][1], offset + len(word.encode()))
+        return spans
+
+    def __repr__(self) -> str:
+        return (f"CharBPETokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
+                f"split={self.pattern!r}, lowercase={self.lowercase})")

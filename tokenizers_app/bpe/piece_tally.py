@@ -1,0 +1,206 @@
+"""Evaluation totals for byte-level BPE, counted once per distinct pre-token (see ``tallies``).
+
+A line's tokens never cross its pre-tokens and spell their bytes (both checked), so every line
+round-trips, and a pre-token's tokens, cut characters and split words are the same wherever it
+occurs. Only whitespace-separated words that span pre-tokens (GPT-2 cuts ``"don't"`` as ``"don"
+"'t"``) depend on neighbours: such a word is split. The places where two pre-tokens meet inside a
+word (*joins*) are counted with big-integer bit operations over one byte per pre-token, its
+``junction_code``.
+"""
+
+from __future__ import annotations
+
+import operator
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable
+from itertools import accumulate, chain, compress, count
+from typing import NamedTuple
+
+from .baselines import WORD_RE
+from .metrics import word_spans
+from .tallies import Tally
+
+_CONTINUATION, _LEAD_BYTES = bytes(range(0x80, 0xC0)), bytes(range(0xC0, 0x100))  # of UTF-8
+
+# junction code bits: the pre-token starts (ends) inside a word; that word is one of its tokens;
+# the whole pre-token is one word and one token
+LEAD, TRAIL, LEAD_ONE_TOKEN, TRAIL_ONE_TOKEN, ONE_WORD_ONE_TOKEN = 1, 2, 4, 8, 16
+_LINE_START = 0xFF ^ (LEAD | LEAD_ONE_TOKEN | ONE_WORD_ONE_TOKEN)  # nothing joins from the left
+_CODE = operator.attrgetter("code")
+_HAS = {bit: bytes(1 if code & bit else 0 for code in range(256))  # bytes.translate tables
+        for bit in (LEAD, TRAIL, LEAD_ONE_TOKEN, TRAIL_ONE_TOKEN, ONE_WORD_ONE_TOKEN)}
+
+
+def junction_code(words: list[tuple[int, int]], split: list[bool], size: int) -> int:
+    """How a pre-token of ``size`` bytes, with these word spans and split flags, meets its
+    neighbours: ``junction_code([(0, 3)], [False], 3) -> 31`` (one word, one token);
+    ``junction_code([(1, 3)], [True], 3) -> TRAIL``."""
+    lead = bool(words) and words[0][0] == 0
+    trail = bool(words) and words[-1][1] == size
+    code = lead * LEAD | trail * TRAIL
+    code |= (lead and not split[0]) * LEAD_ONE_TOKEN | (trail and not split[-1]) * TRAIL_ONE_TOKEN
+    return code | (len(words) == 1 and lead and trail and not split[0]) * ONE_WORD_ONE_TOKEN
+
+
+def count_joins(codes: bytes) -> dict[str, int]:
+    """Joins between consecutive pre-tokens, given their junction codes: all of them, those
+    after (before) a pre-token whose word part there is one token, and one-word one-token
+    pre-tokens joined on both sides. Each flag becomes a big integer, one byte per pre-token.
+
+    ``count_joins(bytes([TRAIL, 31, LEAD]))`` -> 2 joins, one one-token bridge.
+    """
+    # byte i of the little-endian integer is pre-token i: ``<< 8`` moves a flag to the next one
+    has = {bit: int.from_bytes(codes.translate(table), "little") for bit, table in _HAS.items()}
+    lead, trail = has[LEAD], has[TRAIL]
+    return {"joins": (trail << 8 & lead).bit_count(),
+            "joins_ending_one_token": (has[TRAIL_ONE_TOKEN] << 8 & lead).bit_count(),
+            "joins_starting_one_token": (trail << 8 & has[LEAD_ONE_TOKEN]).bit_count(),
+            "one_token_bridges": (trail << 8 & has[ONE_WORD_ONE_TOKEN] & lead >> 8).bit_count()}
+
+
+def piece_cuts(pieces: list[str], ids: list[int], sizes: dict[int, int],
+               ascii_only: bool = False) -> list[int]:
+    """Where the ids of each pre-token of a line start and end in the line's ids, found by byte
+    offsets (``sizes``: token id -> byte length; ``ascii_only``: characters are bytes):
+    ``piece_cuts(["ab", "c"], [7, 3], {7: 2, 3: 1}) -> [0, 1, 2]``. Raises ``ValueError`` if a
+    token crosses a pre-token boundary."""
+    token_at = dict(zip(accumulate(map(sizes.__getitem__, ids), initial=0), count()))
+    lengths = map(len, pieces) if ascii_only else map(len, map(str.encode, pieces))
+    try:
+        return list(map(token_at.__getitem__, accumulate(lengths, initial=0)))
+    except KeyError:
+        raise ValueError(f"a token crosses a pre-token of {''.join(pieces)!r}") from None
+
+
+def count_cut_multibyte(data: bytes, ends: list[int]) -> tuple[int, int]:
+    """``(multi-byte characters, those a token boundary cuts)`` in UTF-8 ``data`` cut into tokens
+    ending at ``ends``: ``count_cut_multibyte("aé€".encode(), [1, 3, 5, 6]) -> (2, 1)``. A token
+    ending on a continuation byte cuts a character; it is its first cut when that token holds
+    more than continuation bytes (``metrics.count_cut_characters`` is the plain rule)."""
+    if data.isascii():
+        return 0, 0
+    cut, start = 0, 0
+    for end in ends[:-1]:
+        if 0x80 <= data[end] < 0xC0 and data[start:end].translate(None, _CONTINUATION):
+            cut += 1  # the first cut through this character
+        start = end
+    return len(data) - len(data.translate(None, _LEAD_BYTES)), cut
+
+
+class PieceFacts(NamedTuple):
+    """What one pre-token adds to the totals wherever it occurs."""
+
+    ids: tuple[int, ...]
+    words: int  # whitespace-separated words, or parts of words at its ends
+    one_token_words: int  # of those, the ones within one of its tokens
+    multibyte: int
+    cut: int
+    own_word: bool  # not whitespace only
+    covered: bool  # an own word that encodes to one token (see PieceTally._add_piece)
+    code: int  # see junction_code
+
+
+def piece_facts(piece: str, ids: tuple[int, ...], vocab: dict[int, bytes],
+                covered: bool = False) -> PieceFacts:
+    """``piece_facts("é", (195, 169), {195: b"\\xc3", 169: b"\\xa9"})`` -> one word, split
+    (``one_token_words=0``), one multi-byte character, cut (``multibyte=1, cut=1``).
+
+    A word is split when a token ends inside it: when the first token end after its start comes
+    before its end (``metrics.split_flags`` is the plain rule)."""
+    data, tokens = piece.encode(), list(map(vocab.__getitem__, ids))
+    if b"".join(tokens) != data:
+        raise ValueError(f"the tokens {ids} do not spell the pre-token {piece!r}")
+    ends = list(accumulate(map(len, tokens)))
+    if len(data) == len(piece):  # ASCII: character offsets are byte offsets
+        words, (multibyte, cut) = [m.span() for m in WORD_RE.finditer(piece)], (0, 0)
+    else:
+        words, (multibyte, cut) = word_spans(piece), count_cut_multibyte(data, ends)
+    if len(ends) > 1:
+        split = [ends[bisect_right(ends, start)] < end for start, end in words]
+    else:
+        split = [False] * len(words)
+    return PieceFacts(ids, len(words), split.count(False), multibyte, cut, not piece.isspace(),
+                      covered, junction_code(words, split, len(data)))
+
+
+class PieceTally(Tally):
+    """Byte-level BPE: counts of pre-tokens, facts once per distinct pre-token."""
+
+    def __init__(self, tokenizer):
+        super().__init__(tokenizer)
+        self.split = tokenizer.pretokenizer.split
+        self.sizes = {token_id: len(token) for token_id, token in tokenizer.vocab.items()}
+        self.facts: dict[str, PieceFacts] = {}
+        self.piece_counts: Counter[str] = Counter()
+
+    def add(self, lines: list[str]) -> None:
+        ids = self.encode(lines)
+        line_pieces = list(map(self.split, lines))
+        pieces = list(chain.from_iterable(line_pieces))
+        self.piece_counts.update(pieces)
+        facts = list(map(self.facts.get, pieces))
+        if None in facts:
+            self._learn(lines, line_pieces, ids, facts)
+            facts = list(map(self.facts.__getitem__, pieces))
+        junctions = bytearray(map(_CODE, facts))
+        for start in accumulate(map(len, line_pieces[:-1])):
+            if start < len(junctions):  # the first pre-token of a line meets nothing before it
+                junctions[start] &= _LINE_START
+        self.totals.update(count_joins(junctions), lossless_lines=len(lines))
+
+    def _learn(self, lines: list[str], line_pieces: list[list[str]], line_ids: list[list[int]],
+               facts: list) -> None:
+        """Learn the facts of the pre-tokens seen for the first time (``facts`` is ``None``
+        there), their ids cut from their line's ids."""
+        line_ends = list(accumulate(map(len, line_pieces)))
+        known = self.facts.__contains__
+        index = facts.index(None)
+        while True:
+            line = bisect_right(line_ends, index)
+            pieces, ids = line_pieces[line], line_ids[line]
+            fresh = list(compress(count(), map(operator.not_, map(known, pieces))))
+            if fresh:  # (unless an earlier line held them too)
+                cuts = (range(len(ids) + 1) if len(ids) == len(pieces)  # one token each
+                        else piece_cuts(pieces, ids, self.sizes, lines[line].isascii()))
+                for at in fresh:
+                    if not known(pieces[at]):  # (unless it is twice in this line)
+                        self._add_piece(pieces[at], tuple(ids[cuts[at]:cuts[at + 1]]))
+            try:
+                index = facts.index(None, line_ends[line])
+            except ValueError:
+                return
+
+    def _add_piece(self, piece: str, ids: tuple[int, ...]) -> None:
+        """Its facts; an own word is covered when ``encode_ordinary(piece)`` is one token, not a
+        special one. That call gives ``ids`` if the pattern keeps the piece whole on its own,
+        else 2+ pre-tokens and as many tokens."""
+        covered = (len(ids) == 1 and ids[0] not in self.special_ids and not piece.isspace()
+                   and self.split(piece) == [piece])
+        self.facts[piece] = piece_facts(piece, ids, self.tokenizer.vocab, covered)
+
+    def final_counts(self) -> tuple[Counter[str], Counter[int]]:
+        """Pre-token facts times their counts; a join merges two word parts into one word,
+        which is split: its parts no longer count as one-token words."""
+        pieces, counts = list(self.piece_counts), list(self.piece_counts.values())
+        facts = list(map(self.facts.__getitem__, pieces))
+
+        def weighted(values: Iterable[int]) -> int:
+            return sum(map(operator.mul, counts, values))
+
+        sums = {field: weighted(map(operator.attrgetter(field), facts)) for field in
+                ("words", "one_token_words", "multibyte", "cut", "own_word", "covered")}
+        totals = Counter(self.totals)
+        words = sums["words"] - totals["joins"]
+        one_token = (sums["one_token_words"] - totals["joins_ending_one_token"]
+                     - totals["joins_starting_one_token"] + totals["one_token_bridges"])
+        totals.update(words=words, split_words=words - one_token, own_words=sums["own_word"],
+                      covered_words=sums["covered"], multibyte_chars=sums["multibyte"],
+                      cut_chars=sums["cut"],
+                      distinct_own_words=sum(map(operator.attrgetter("own_word"), facts)),
+                      distinct_covered_words=sum(map(operator.attrgetter("covered"), facts)))
+        id_counts: Counter[int] = Counter()
+        for fact, times in zip(facts, counts):
+            for token_id in fact.ids:
+                id_counts[token_id] += times
+        return totals, id_counts

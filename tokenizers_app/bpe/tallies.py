@@ -1,0 +1,114 @@
+"""The totals behind ``metrics.evaluate``: C-level work per line, the rest once per distinct item.
+
+``Tally`` encodes the lines (timed) and keeps the totals; a subclass counts distinct items and
+turns each one's facts, times its count, into totals at the end:
+
+- ``piece_tally.PieceTally`` for byte-level BPE: per distinct pre-token;
+- ``RunTally`` for every other tokenizer, which must encode each run of whitespace or of other
+  characters on its own (character-level BPE and the baselines do): per distinct run.
+
+tests/bpe/test_metrics.py keeps the plain line-by-line computation as the oracle for both.
+"""
+
+from __future__ import annotations
+
+import operator
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from itertools import chain
+
+import regex
+
+from .metrics import BYTE_LEVEL, count_cut_characters, metrics_of, split_flags
+
+GROUP_CHARS = 1 << 16  # lines are tallied in groups of about this many characters
+RUN_RE = regex.compile(r"\S+|\s+")  # runs of whitespace or of other characters
+_IS_WORD = regex.compile(r"\S")
+
+
+class Tally:
+    """Totals of one evaluation: ``add`` each of ``groups(lines)``, then ``result()``."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer = tokenizer
+        self.byte_level = tokenizer.algorithm in BYTE_LEVEL
+        self.special_ids = set(tokenizer.special_ids.values())
+        self.totals: Counter[str] = Counter()
+        self.seconds = 0.0
+
+    def groups(self, lines: Iterable[str]) -> Iterator[list[str]]:
+        """Consecutive lines, about ``GROUP_CHARS`` characters at a time."""
+        group: list[str] = []
+        size = 0
+        for line in lines:
+            group.append(line)
+            size += len(line)
+            if size >= GROUP_CHARS:
+                yield group
+                group, size = [], 0
+        if group:
+            yield group
+
+    def encode(self, lines: list[str]) -> list[list[int]]:
+        """``encode_ordinary`` of each line, timed for the throughput."""
+        started = time.perf_counter()
+        ids = list(map(self.tokenizer.encode_ordinary, lines))
+        self.seconds += time.perf_counter() - started
+        self.totals.update(bytes=len("".join(lines).encode()), chars=sum(map(len, lines)),
+                           tokens=sum(map(len, ids)), lines=len(lines))
+        return ids
+
+    def result(self) -> dict:
+        totals, id_counts = self.final_counts()
+        return metrics_of(self.tokenizer, totals, id_counts, self.seconds)
+
+    def final_counts(self) -> tuple[Counter[str], Counter[int]]:
+        raise NotImplementedError
+
+
+class RunTally(Tally):
+    """Word-local tokenizers: counts of runs, facts once per distinct run."""
+
+    def __init__(self, tokenizer):
+        super().__init__(tokenizer)
+        self.id_counts: Counter[int] = Counter()
+        self.run_counts: Counter[str] = Counter()
+        self.covered: dict[str, bool] = {}  # distinct own words -> is one token
+
+    def add(self, lines: list[str]) -> None:
+        ids = self.encode(lines)
+        self.id_counts.update(chain.from_iterable(ids))
+        lossless = sum(map(operator.eq, map(self.tokenizer.decode, ids), lines))
+        self.totals.update(lossless_lines=lossless)
+        self.run_counts.update(chain.from_iterable(map(RUN_RE.findall, lines)))
+
+    def final_counts(self) -> tuple[Counter[str], Counter[int]]:
+        totals = Counter(self.totals)
+        for run, count in self.run_counts.items():
+            totals.update({key: count * value for key, value in self.run_facts(run).items()})
+        totals.update(distinct_own_words=len(self.covered),
+                      distinct_covered_words=sum(self.covered.values()))
+        return totals, self.id_counts
+
+    def is_covered(self, word: str) -> bool:
+        """Whether an own word encodes to one token, not a special one (remembered)."""
+        if word not in self.covered:
+            ids = self.tokenizer.encode_ordinary(word)
+            self.covered[word] = len(ids) == 1 and ids[0] not in self.special_ids
+        return self.covered[word]
+
+    def run_facts(self, run: str) -> dict[str, int]:
+        """What a run of whitespace or of other characters adds to the totals."""
+        tokenizer = self.tokenizer
+        spans = [(start, end) for _id, start, end in tokenizer.token_spans(run, ())]
+        own = tokenizer.split_words(run)
+        facts = {"own_words": len(own), "covered_words": sum(map(self.is_covered, own))}
+        if _IS_WORD.match(run):
+            facts.update(words=1, split_words=split_flags([(0, len(run.encode()))], spans)[0])
+        if self.byte_level:
+            facts["multibyte_chars"], facts["cut_chars"] = count_cut_characters(
+                run, {b for span in spans for b in span})
+        else:
+            facts["unknown_chars"] = tokenizer.unknown_count(run)
+        return facts
