@@ -20,12 +20,14 @@ from itertools import chain
 
 SHIFT = 32
 LOW = (1 << SHIFT) - 1
+TICK_EVERY = 1 << 16
 
 
 def order_key(token: bytes) -> str:
-    """A string whose natural order is the *reverse* of the bytes' order, so that a min-heap
-    pops the lexicographically greatest pair first (``training.tie_break_key``'s rule). Each byte ``b`` becomes ``chr(256 - b)``
-    and a terminator ``chr(257)`` sorts a prefix after its extensions.
+    """A string whose natural order is the *reverse* of the bytes' order. Each byte ``b``
+    becomes ``chr(256 - b)`` and a terminator ``chr(257)`` sorts a prefix after its extensions.
+    The tuple ``(order_key(left), order_key(right))`` then orders pairs so that a min-heap pops
+    the lexicographically greatest pair first: ``training.tie_break_key``'s rule.
 
     ``order_key(b"b") < order_key(b"a")`` and ``order_key(b"ab") < order_key(b"a")``
     """
@@ -36,14 +38,17 @@ class MergeState:
     """The words of a corpus as linked symbol arrays, with pair counts and a pair index."""
 
     def __init__(self, word_counts: dict[bytes, int] | dict[tuple[int, ...], int],
-                 alphabet_size: int = 256):
+                 alphabet_size: int = 256, tick=lambda: None):
+        self.tick = tick  # called every TICK_EVERY steps of the build, for progress and stop
         self.sym = symbol_array(word_counts, alphabet_size)
         size = len(self.sym)
         self.nxt = array("i", range(1, size + 1))
         self.prv = array("i", range(-1, size - 1))
         self.freq = array("q", bytes(8 * size))
         start = 0
-        for word, count in word_counts.items():
+        for index, (word, count) in enumerate(word_counts.items()):
+            if not index % TICK_EVERY:
+                tick()
             end = start + len(word)
             self.prv[start], self.nxt[end - 1] = -1, -1
             self.freq[start:end] = array("q", [count]) * len(word)
@@ -56,6 +61,8 @@ class MergeState:
         where: dict[int, array] = defaultdict(lambda: array("i"))
         sym, nxt, freq = self.sym, self.nxt, self.freq
         for p, q in enumerate(nxt):
+            if not p % TICK_EVERY:
+                self.tick()
             if q >= 0:
                 pair = sym[p] << SHIFT | sym[q]
                 counts[pair] += freq[p]
@@ -120,17 +127,19 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
     """
     tokens = list(alphabet) if alphabet is not None else [bytes([b]) for b in range(256)]
     keys = [order_key(t) for t in tokens]  # tokens: internal id -> bytes
-    state = MergeState(word_counts, len(tokens))
-    heap = [(-count, keys[pair >> SHIFT] + keys[pair & LOW], pair)
+    if ticker:
+        ticker("merge", 0, num_merges, force=True)
+    state = MergeState(word_counts, len(tokens),
+                       (lambda: ticker("merge", 0, num_merges)) if ticker else (lambda: None))
+    # heap entries: (-count, (key of left, key of right), pair); the keys are shared strings
+    heap = [(-count, (keys[pair >> SHIFT], keys[pair & LOW]), pair)
             for pair, count in state.counts.items() if count > 0]
     heapq.heapify(heap)
     merges: list[tuple[bytes, bytes]] = []
     counts: list[int] = []
-    if ticker:
-        ticker("merge", 0, num_merges, force=True)
     while len(merges) < num_merges:
         # choose the best pair: highest count, then the tie-break
-        pair, count = _pop_best(heap, state.counts, keys)
+        pair, count = _pop_best(heap, state.counts)
         if pair is None or count < min_frequency:
             break
         # record the merge as a new token
@@ -142,7 +151,7 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
         # rewrite the words that hold it; pairs whose count went up are pushed again
         for fresh in state.merge(pair, len(tokens) - 1):
             if state.counts[fresh] > 0:
-                key = keys[fresh >> SHIFT] + keys[fresh & LOW]
+                key = (keys[fresh >> SHIFT], keys[fresh & LOW])
                 heapq.heappush(heap, (-state.counts[fresh], key, fresh))
         if ticker:
             ticker("merge", len(merges), num_merges)
@@ -151,7 +160,7 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
     return merges, counts
 
 
-def _pop_best(heap, counts, keys):
+def _pop_best(heap, counts):
     """Pop until an entry holds its pair's current count. An entry above the current count
     (the pair lost occurrences) is pushed back with the current count; one below it is stale
     (a higher entry was pushed when the count grew)."""
