@@ -184,3 +184,14 @@ def test_training_is_deterministic_across_hash_seeds(tmp_path):
     first, second = _train_in_subprocess("1", corpus), _train_in_subprocess("2", corpus)
     assert first == second
     assert b"merges" in first
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "gpt4"])
+def test_training_equals_the_reference_on_a_larger_varied_text(pattern):
+    from tests.bpe.corpora import varied_text
+
+    text = varied_text(120_000, seed=11)
+    texts = [text[i:i + 30_000] for i in range(0, len(text), 30_000)]
+    expected = reference_train(texts, 256 + 1 + 250, ["<|endoftext|>"], pattern)
+    result = train_bpe(texts, 256 + 1 + 250, special_tokens=["<|endoftext|>"], pattern=pattern)
+    assert (result.vocab, result.merges, result.merge_counts) == expected
