@@ -170,7 +170,7 @@ def trained_tokenizers():
     yield WordTokenizer.from_corpus(LINES, max_size=20)
 
 
-@pytest.mark.parametrize("tokenizer", trained_tokenizers(), ids=lambda t: t.algorithm)
+@pytest.mark.parametrize("tokenizer", list(trained_tokenizers()), ids=lambda t: t.algorithm)
 def test_evaluate_any_tokenizer_gives_consistent_json_metrics(tokenizer):
     result = json.loads(json.dumps(evaluate(tokenizer, LINES)))
     tokens = sum(len(tokenizer.encode_ordinary(line)) for line in LINES)
