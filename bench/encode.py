@@ -12,25 +12,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.gpt2_peers import add_fixtures_option, build_tiktoken, fixtures_dir, timed  # noqa: E402
 from tokenizers_app.bpe import load_tokenizer  # noqa: E402
-from tokenizers_app.bpe.pretokenize import GPT2_PATTERN  # noqa: E402
 
 ENDOFTEXT = "<|endoftext|>"
 
 
 def build_peers(fixtures: Path, ours):
-    import tiktoken
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
-    ranks = {token: i for i, token in ours.vocab.items() if i not in ours.special_ids.values()}
-    tik = tiktoken.Encoding("gpt2-fixture", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
-                            special_tokens=dict(ours.special_ids))
+    tik = build_tiktoken(ours)
     hf = Tokenizer(models.BPE.from_file(str(fixtures / "vocab.json"),
                                         str(fixtures / "merges.txt")))
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -38,20 +33,12 @@ def build_peers(fixtures: Path, ours):
     return tik, hf
 
 
-def timed(fn):
-    start = time.perf_counter()
-    result = fn()
-    return result, time.perf_counter() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", required=True)
-    parser.add_argument("--fixtures", default=os.environ.get(
-        "TOKENIZER_FIXTURES", str(REPO.parent / "shared" / "fixtures" / "gpt2")))
+    add_fixtures_option(parser)
     opts = parser.parse_args()
-    fixtures = Path(opts.fixtures)
-    fixtures = fixtures / "gpt2" if (fixtures / "gpt2").is_dir() else fixtures
+    fixtures = fixtures_dir(opts.fixtures)
     text = Path(opts.corpus).read_text(encoding="utf-8")
     documents = [d for d in text.split(ENDOFTEXT) if d]
     mb = len(text.encode()) / 1e6

@@ -11,40 +11,21 @@ freshly loaded tokenizer (a cold cache).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.gpt2_peers import add_fixtures_option, build_tiktoken, fixtures_dir, timed  # noqa: E402
 from tokenizers_app.bpe import evaluate, load_tokenizer  # noqa: E402
-from tokenizers_app.bpe.pretokenize import GPT2_PATTERN  # noqa: E402
-
-
-def build_tiktoken(ours):
-    import tiktoken
-
-    ranks = {token: i for i, token in ours.vocab.items() if i not in ours.special_ids.values()}
-    return tiktoken.Encoding("gpt2-fixture", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
-                             special_tokens=dict(ours.special_ids))
-
-
-def timed(fn):
-    start = time.perf_counter()
-    result = fn()
-    return result, time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", required=True)
-    parser.add_argument("--fixtures", default=os.environ.get(
-        "TOKENIZER_FIXTURES", str(REPO.parent / "shared" / "fixtures" / "gpt2")))
+    add_fixtures_option(parser)
     opts = parser.parse_args()
-    fixtures = Path(opts.fixtures)
-    fixtures = fixtures / "gpt2" if (fixtures / "gpt2").is_dir() else fixtures
+    fixtures = fixtures_dir(opts.fixtures)
     lines = Path(opts.corpus).read_text(encoding="utf-8").splitlines(keepends=True)
     mb = sum(len(line.encode()) for line in lines) / 1e6
     print(f"corpus {opts.corpus} ({mb:.1f} MB, {len(lines)} lines), GPT-2 vocabulary")

@@ -1,0 +1,39 @@
+"""What the GPT-2 benchmarks share: the fixture folder, tiktoken built from our vocab, a timer."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def add_fixtures_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fixtures", default=os.environ.get(
+        "TOKENIZER_FIXTURES", str(REPO.parent / "shared" / "fixtures" / "gpt2")),
+        help="folder with GPT-2's vocab.json and merges.txt")
+
+
+def fixtures_dir(option: str) -> Path:
+    folder = Path(option)
+    return folder / "gpt2" if (folder / "gpt2").is_dir() else folder
+
+
+def build_tiktoken(ours):
+    """tiktoken's ``Encoding`` over the same vocabulary as our loaded GPT-2 tokenizer."""
+    import tiktoken
+
+    from tokenizers_app.bpe.pretokenize import GPT2_PATTERN
+
+    ranks = {token: i for i, token in ours.vocab.items() if i not in ours.special_ids.values()}
+    return tiktoken.Encoding("gpt2-fixture", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
+                             special_tokens=dict(ours.special_ids))
+
+
+def timed(fn):
+    """``(fn(), seconds)``."""
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
