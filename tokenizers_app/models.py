@@ -498,6 +498,15 @@ def bulk_insert(model, columns: list[str], rows) -> None:
 
 
 def fetch_rows(sql: str, *params) -> list[tuple]:
+    """All rows of a query as tuples; on Postgres in binary form (bytea arrives as bytes, not as
+    hex text to decode)."""
+    if connection.vendor == "postgresql":
+        import psycopg
+
+        connection.ensure_connection()
+        with psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(sql, params, binary=True)
+            return cursor.fetchall()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
