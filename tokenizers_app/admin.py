@@ -126,7 +126,10 @@ class AliasForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if "version" in self.fields:
-            self.fields["version"].queryset = TokenizerVersion.objects.ready()
+            versions = TokenizerVersion.objects.ready()
+            if self.instance.pk:  # moving an alias: only versions of its own tokenizer
+                versions = versions.filter(tokenizer_id=self.instance.tokenizer_id)
+            self.fields["version"].queryset = versions
 
     def clean_name(self):
         try:
@@ -136,9 +139,12 @@ class AliasForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        tokenizer, version = data.get("tokenizer"), data.get("version")
-        if tokenizer and version and version.tokenizer_id != tokenizer.pk:
-            raise forms.ValidationError(f"version {version} is not a version of {tokenizer}")
+        tokenizer_id = data["tokenizer"].pk if data.get("tokenizer") else \
+            self.instance.tokenizer_id  # read-only on the change form
+        version = data.get("version")
+        if tokenizer_id and version and version.tokenizer_id != tokenizer_id:
+            raise forms.ValidationError(f"version {version} is not a version of this alias's "
+                                        f"tokenizer")
         return data
 
 

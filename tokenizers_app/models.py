@@ -241,8 +241,9 @@ class TokenizerVersion(models.Model):
         TRAINING = "training"
         IMPORT = "import"
 
-    IMMUTABLE_FIELDS = ("tokenizer_id", "number", "algorithm", "pattern", "special_tokens",
-                        "vocab_size", "merge_count", "digest", "source", "source_detail")
+    IMMUTABLE_FIELDS = ("tokenizer_id", "number", "status", "algorithm", "pattern",
+                        "special_tokens", "vocab_size", "merge_count", "digest", "source",
+                        "source_detail")  # a ready version stays ready
 
     tokenizer = models.ForeignKey(Tokenizer, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField()

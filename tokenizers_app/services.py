@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import tempfile
 import time
 from collections import Counter
@@ -25,7 +26,7 @@ import regex
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max
+from django.db.models import Case, F, Max, Q, Value, When
 from django.utils import timezone
 
 from . import tasks
@@ -177,7 +178,8 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
             raise ValueError(f"a corpus named {name!r} already exists with other content: "
                              f"choose another name")
         stored = f"corpora/{staged.sha256}.txt"  # server-generated, content-addressed
-        os.replace(staged.path, Path(settings.MEDIA_ROOT) / stored)
+        target = Path(settings.MEDIA_ROOT) / stored
+        os.replace(staged.path, target)
         try:
             with transaction.atomic():
                 return Corpus.objects.create(
@@ -188,7 +190,12 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
         except IntegrityError:  # a concurrent import of the same bytes, or of the same name
             existing = Corpus.objects.filter(sha256=staged.sha256).first()
             if existing is None:
+                target.unlink(missing_ok=True)  # no row holds these bytes: no file either
                 raise ValueError(f"a corpus named {name!r} already exists: choose another name")
+        except BaseException:
+            if not Corpus.objects.filter(sha256=staged.sha256).exists():
+                target.unlink(missing_ok=True)
+            raise
     if is_evaluation and not existing.is_evaluation:
         Corpus.objects.filter(pk=existing.pk).update(is_evaluation=True)
         existing.is_evaluation = True
@@ -255,10 +262,12 @@ def resolve_corpora(corpora) -> list[Corpus]:
 
 def cancel_training_run(*, run: TrainingRun) -> TrainingRun:
     """Cancel a run: a queued run at once; a running one within a second (its worker stops)."""
-    now = timezone.now()
-    queued = TrainingRun.objects.filter(pk=run.pk, status=Status.QUEUED)
-    if not queued.update(status=Status.CANCELLED, cancel_requested=True, finished_at=now):
-        TrainingRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(cancel_requested=True)
+    queued = Q(status=Status.QUEUED)
+    # one UPDATE, so that a run the reaper moves between queued and running is never missed
+    TrainingRun.objects.filter(pk=run.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
+        cancel_requested=True,
+        status=Case(When(queued, then=Value(Status.CANCELLED)), default=F("status")),
+        finished_at=Case(When(queued, then=Value(timezone.now())), default=F("finished_at")))
     run.refresh_from_db()
     return run
 
@@ -667,7 +676,7 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
         result = TrainResult(build_vocab(merges, specials), merges, counts, specials, run.pattern)
         save_training_result(run=run, reporter=reporter, result=result)
     if not settings.FANOUT_KEEP_COUNTS:
-        _remove_part_files(run_id)
+        _remove_part_files(run_id, attempt)  # only this attempt's: a newer one may be counting
 
 
 def merged_part_counts(*, run: TrainingRun, attempt: int) -> dict[bytes, int]:
@@ -679,12 +688,13 @@ def merged_part_counts(*, run: TrainingRun, attempt: int) -> dict[bytes, int]:
     return {word.encode(): count for word, count in total.items()}
 
 
-def _remove_part_files(run_id: int) -> None:
+def _remove_part_files(run_id: int, attempt: int) -> None:
     folder = Path(settings.MEDIA_ROOT) / "runs" / str(run_id)
-    for path in sorted(folder.rglob("*"), reverse=True):
-        path.rmdir() if path.is_dir() else path.unlink(missing_ok=True)
-    if folder.is_dir():
-        folder.rmdir()
+    shutil.rmtree(folder / f"attempt-{attempt}", ignore_errors=True)
+    try:
+        folder.rmdir()  # when no other attempt's files are left
+    except OSError:
+        pass
 
 
 # -- the reaper -----------------------------------------------------------------------------------

@@ -58,3 +58,15 @@ def test_a_bad_byte_in_a_range_names_its_file_offset(tmp_path):
     path.write_bytes(b"x" * 100 + b"\xfe" + b"y" * 10)
     with pytest.raises(ValueError, match="byte offset 100"):
         count_range(path, 50, 111, "gpt2", [])
+
+
+def test_a_self_overlapping_special_token_is_never_cut_through(tmp_path):
+    path = tmp_path / "aaa.txt"
+    text = "b" + "a" * 40_001 + "x\n" + "word\nword\n" * 3000
+    path.write_text(text, encoding="utf-8")
+    for pattern in ("gpt2", "none"):
+        ranges = plan_ranges(path, pattern, ["aa"], range_bytes=7_000)
+        total = Counter()
+        for start, end in ranges:
+            total.update(count_range(path, start, end, pattern, ["aa"]))
+        assert total == count_chunk(text, PreTokenizer(pattern), ["aa"]), pattern

@@ -5,7 +5,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from tokenizers_app import services
-from tokenizers_app.models import Alias, AliasMove, TokenizerVersion
+from tokenizers_app.models import Alias, AliasMove, Corpus, TokenizerVersion
 
 from .helpers import import_text, sample_text
 
@@ -78,6 +78,23 @@ def test_staff_create_and_move_an_alias_and_each_move_is_recorded(staff_client, 
     assert alias.version == second
     moves = [(m.from_version, m.to_version, m.moved_by) for m in AliasMove.objects.order_by("id")]
     assert moves == [(None, first, staff), (first, second, staff)]
+
+
+def test_an_alias_cannot_be_moved_to_a_version_of_another_tokenizer(staff_client, versions):
+    other_run = services.start_training_run(corpora=[Corpus.objects.get()],
+                                            tokenizer_name="other-bpe", vocab_size=300)
+    services.execute_training_run(run_id=other_run.pk)
+    other = other_run.versions.get()
+    alias = services.move_alias(version=versions[0], name="production",
+                                user=User.objects.create_user("boss", is_staff=True))
+
+    response = staff_client.post(f"/admin/tokenizers_app/alias/{alias.pk}/change/", {
+        "version": other.pk, "moves-TOTAL_FORMS": 0, "moves-INITIAL_FORMS": 0})
+
+    assert response.status_code == 200  # the form is shown again with its error
+    alias.refresh_from_db()
+    assert alias.version == versions[0]
+    assert not Alias.objects.filter(tokenizer=other.tokenizer).exists()
 
 
 def test_an_alias_name_that_reads_as_a_version_number_is_refused_in_the_form(staff_client,

@@ -95,6 +95,14 @@ def test_version_notes_and_lifecycle_stay_editable_once_ready(trained):
     assert (version.notes, version.lifecycle) == ("shipped in v2", "published")
 
 
+@pytest.mark.django_db
+def test_a_ready_version_cannot_be_made_building_again(trained):
+    version = store(trained)
+    version.status = "building"
+    with pytest.raises(ValueError, match="cannot change status"):
+        version.save()
+
+
 @pytest.mark.parametrize("name", ["web-en-32k", "a", "v1.2_final", "9" * 100])
 def test_check_name_accepts_plain_names(name):
     assert check_name("tokenizer", name) == name

@@ -125,6 +125,17 @@ def test_a_corpus_that_is_not_utf8_is_refused_naming_the_byte_offset_and_leaves_
     assert media_files() == []
 
 
+def test_a_corpus_whose_row_cannot_be_written_leaves_no_file(monkeypatch):
+    def fail(**kwargs):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(Corpus.objects, "create", fail)
+    with pytest.raises(RuntimeError):
+        services.import_corpus(stream=io.BytesIO(b"some text\n"), name="lost")
+
+    assert media_files("corpora") == []
+
+
 def test_a_corpus_ending_in_half_a_character_is_refused():
     with pytest.raises(ValueError, match=r"byte 0xc3 at byte offset 3"):
         services.import_corpus(stream=io.BytesIO("abcé".encode()[:-1]), name="cut")

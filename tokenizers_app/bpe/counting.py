@@ -11,7 +11,9 @@ from __future__ import annotations
 import codecs
 import multiprocessing
 import os
+from bisect import bisect_left
 from collections import Counter
+from itertools import accumulate
 
 import regex
 
@@ -71,13 +73,21 @@ def _char_start(data: bytes) -> int:
 def _first_cut(text: str, special, longest: int, line_cuts: bool, min_byte: int) -> int | None:
     """Byte position of the first safe cut of ``text`` at or after byte ``min_byte``, if any.
 
-    Only cuts with enough text after them to be certain are taken (a longer special token, the
-    character after a newline)."""
-    spans = [m.span() for m in special.finditer(text)] if special else []
-    candidates = [end for _start, end in spans]
+    The window starts at an arbitrary offset, where matching special tokens may be out of phase
+    with the whole file (think of a token like ``"aa"``), so every occurrence counts, overlapping
+    ones included: a line cut is taken only where no occurrence spans it, a cut after a special
+    token only when no other occurrence overlaps that one. Only cuts with enough text after
+    them to be certain are taken (a longer special token, the character after a newline)."""
+    found = [m.span() for m in special.finditer(text, overlapped=True)] if special else []
+    starts = [start for start, _ in found]
+    reach = list(accumulate((end for _, end in found), max))  # the furthest end up to i
+    candidates = [end for i, (start, end) in enumerate(found)
+                  if (i == 0 or reach[i - 1] <= start)
+                  and (i + 1 == len(found) or starts[i + 1] >= end)]
     if line_cuts:
         for match in _FORWARD_LINE_CUT.finditer(text):
-            if not any(s < match.start() < e for s, e in spans):
+            before = bisect_left(starts, match.start()) - 1  # occurrences starting before it
+            if before < 0 or reach[before] <= match.start():
                 candidates.append(match.start())
     for cut in sorted(candidates):
         if cut + max(longest, 1) > len(text):

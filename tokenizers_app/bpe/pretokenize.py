@@ -33,6 +33,8 @@ def pattern_regex(pattern: str) -> str | None:
         return NAMED_PATTERNS[pattern]
     if not isinstance(pattern, str) or not pattern:
         raise ValueError(f"pattern must be 'gpt2', 'gpt4', 'none' or a regex, got {pattern!r}")
+    if "\x00" in pattern:
+        raise ValueError(f"pattern {pattern!r} holds a NUL character; write it as \\x00")
     try:
         regex.compile(pattern)
     except regex.error as exc:
@@ -93,6 +95,8 @@ def check_special_tokens(special_tokens: Iterable[str]) -> list[str]:
     for token in tokens:
         if not isinstance(token, str) or token == "":
             raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+        if "\x00" in token:
+            raise ValueError(f"special token {token!r} holds a NUL character")
         if token in seen:
             raise ValueError(f"special token {token!r} is listed twice")
         seen.add(token)

@@ -41,6 +41,7 @@ class Tokenizer:
         self.vocab = dict(vocab)
         self.merges = _as_byte_pairs(merges)
         self.merge_counts = list(merge_counts) if merge_counts is not None else None
+        _check_numbers(self.vocab, self.merge_counts)
         self.pretokenizer = PreTokenizer(pattern)
         self.pattern = self.pretokenizer.pattern
         self.special_ids = self._special_ids(special_tokens)
@@ -215,6 +216,26 @@ class Tokenizer:
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
                 f"pattern={self.pattern!r}, special_tokens={self.special_tokens!r})")
+
+
+MAX_TOKEN_ID = (1 << 31) - 1
+MAX_COUNT = (1 << 63) - 1
+
+
+def _check_numbers(vocab: dict[int, bytes], counts: list[int | None] | None) -> None:
+    """Token ids are whole numbers in ``0..2**31-1`` and merge counts in ``0..2**63-1`` (what a
+    database integer holds, and what the merge table's pair keys assume)."""
+    ids = list(vocab)
+    if any(type(i) is not int for i in ids):
+        bad = next(i for i in ids if type(i) is not int)
+        raise ValueError(f"token ids must be whole numbers, got {bad!r:.40}")
+    if ids and (min(ids) < 0 or max(ids) > MAX_TOKEN_ID):
+        bad = min(ids) if min(ids) < 0 else max(ids)
+        raise ValueError(f"token id {bad} is out of range 0..{MAX_TOKEN_ID}")
+    known = [c for c in counts or () if c is not None]
+    if known and (min(known) < 0 or max(known) > MAX_COUNT):
+        bad = min(known) if min(known) < 0 else max(known)
+        raise ValueError(f"merge count {bad} is out of range 0..{MAX_COUNT}")
 
 
 def _as_byte_pairs(merges) -> list[tuple[bytes, bytes]]:

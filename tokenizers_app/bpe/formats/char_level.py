@@ -62,13 +62,18 @@ def hf_document(tokenizer: CharBPETokenizer, added_tokens: list[dict], model) ->
 def hf_tokenizer(doc: dict, model: dict, specials: dict[str, int], name: str, read_merges):
     """A ``CharBPETokenizer`` from a ``tokenizer.json`` whose model has an end-of-word suffix."""
     unk = field(model, "unk_token", str, f"{name}: model")
-    vocab = {token_id: token for token, token_id in field(model, "vocab", dict,
-                                                          f"{name}: model").items()}
+    vocab = {}
+    for token, token_id in field(model, "vocab", dict, f"{name}: model").items():
+        if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
+            raise ValueError(f"{name}: the id of {token!r:.40} must be a whole number >= 0, "
+                             f"got {token_id!r:.40}")
+        vocab[token_id] = token
     vocab.update({token_id: token for token, token_id in specials.items()})
     if unk not in specials:
         specials = {unk: _id_of(vocab, unk, name), **specials}
     return CharBPETokenizer(vocab, read_merges(model, name), list(specials), unk,
-                            model["end_of_word_suffix"], _lowercase(doc, name),
+                            field(model, "end_of_word_suffix", str, f"{name}: model"),
+                            _lowercase(doc, name),
                             _split(doc.get("pre_tokenizer"), name))
 
 

@@ -21,6 +21,8 @@ def parse_json(data: bytes, name: str):
     except json.JSONDecodeError as exc:
         raise ValueError(f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} "
                          f"column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError(f"{name} nests JSON too deeply to be a tokenizer file") from None
 
 
 def field(data, key: str, kind: type, where: str, default=...):
