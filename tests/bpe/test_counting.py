@@ -70,3 +70,13 @@ def test_a_self_overlapping_special_token_is_never_cut_through(tmp_path):
         for start, end in ranges:
             total.update(count_range(path, start, end, pattern, ["aa"]))
         assert total == count_chunk(text, PreTokenizer(pattern), ["aa"]), pattern
+
+
+def test_a_long_text_without_safe_cuts_is_counted_in_batches_that_tick(monkeypatch):
+    monkeypatch.setattr(counting, "TICK_CHARS", 100)
+    text = "some words and more words " * 2000
+    ticks = []
+    pretokenizer = PreTokenizer(r"\w+|\s+")
+    counts = count_chunk(text, pretokenizer, [], tick=lambda: ticks.append(1))
+    assert counts == Counter(pretokenizer.split(text))
+    assert len(ticks) >= 1

@@ -87,3 +87,17 @@ def test_pattern_names_are_recognized_from_their_regex():
     assert pattern_name(GPT2_PATTERN) == "gpt2"
     assert pattern_name("gpt4") == "gpt4"
     assert pattern_name(r"\S+|\s+") == r"\S+|\s+"
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "gpt4", "none", r"\w+|\s+|[^\w\s]+"])
+def test_iter_split_gives_split_in_batches(pattern):
+    text = "Hello world's  end!!\n字节 🙂 " * 50
+    pretokenizer = PreTokenizer(pattern)
+    batches = list(pretokenizer.iter_split(text, batch=7))
+    assert [p for batch in batches for p in batch] == pretokenizer.split(text)
+    assert pattern == "none" or len(batches) > 10
+
+
+def test_iter_split_still_refuses_a_pattern_that_is_not_lossless():
+    with pytest.raises(ValueError, match="not lossless"):
+        list(PreTokenizer(r"\w+").iter_split("ab cd"))

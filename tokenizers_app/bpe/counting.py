@@ -21,6 +21,7 @@ from .pretokenize import PreTokenizer, special_regex, split_special
 
 RANGE_BYTES = 4 << 20
 WAIT_SECONDS = 0.2
+TICK_CHARS = 1 << 20
 WINDOW_BYTES = 1 << 16
 _FORWARD_LINE_CUT = regex.compile(r"(?<=\S\n)(?=\S)")
 
@@ -110,12 +111,22 @@ def is_large_file(path) -> bool:
     return path is not None and os.path.getsize(path) > 2 * RANGE_BYTES
 
 
-def count_chunk(chunk: str, pretokenizer: PreTokenizer, special_tokens: list[str]) -> Counter:
-    """``count_chunk("a a<|e|>", PreTokenizer(), ["<|e|>"]) -> Counter({"a": 1, " a": 1})``"""
+def count_chunk(chunk: str, pretokenizer: PreTokenizer, special_tokens: list[str],
+                tick=None) -> Counter:
+    """``count_chunk("a a<|e|>", PreTokenizer(), ["<|e|>"]) -> Counter({"a": 1, " a": 1})``.
+
+    A text longer than ``TICK_CHARS`` (possible where no safe cut exists: pattern ``none`` or a
+    custom regex) is split in batches, calling ``tick()`` after each."""
     counts: Counter[str] = Counter()
     for piece, is_special in split_special(chunk, special_regex(special_tokens)):
-        if not is_special:
+        if is_special:
+            continue
+        if tick is None or len(piece) <= TICK_CHARS:
             counts.update(pretokenizer.split(piece))
+            continue
+        for batch in pretokenizer.iter_split(piece):
+            counts.update(batch)
+            tick()
     return counts
 
 

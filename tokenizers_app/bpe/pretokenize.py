@@ -74,6 +74,25 @@ class PreTokenizer:
             raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
         return pieces
 
+    def iter_split(self, text: str, batch: int = 1 << 16) -> Iterator[list[str]]:
+        """``split(text)`` in batches of about ``batch`` pre-tokens, for very long texts."""
+        if self.regex is None or not text:
+            yield self.split(text)
+            return
+        pieces, end = [], 0
+        for match in self.regex.finditer(text):
+            if self.checked and match.start() != end:
+                raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
+            end = match.end()
+            if match.end() > match.start():
+                pieces.append(match.group())
+            if len(pieces) >= batch:
+                yield pieces
+                pieces = []
+        if self.checked and end != len(text):
+            raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
+        yield pieces
+
     def _gap(self, text: str) -> str:
         end = 0
         for match in self.regex.finditer(text):

@@ -120,7 +120,8 @@ def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str
                                                    workers, on_range))
             continue
         for chunk in iter_chunks(blocks, special_tokens, pretokenizer.line_cuts):
-            add_counts(counts, count_chunk(chunk, pretokenizer, special_tokens))
+            tick = lambda: ticker("count", done, max(total, done))  # noqa: E731
+            add_counts(counts, count_chunk(chunk, pretokenizer, special_tokens, tick))
             done += len(chunk.encode())
             ticker("count", done, max(total, done))
     ticker("count", done, max(total, done), force=True)
