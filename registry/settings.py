@@ -139,6 +139,8 @@ RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 120)
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
 # Evaluations read at most this many bytes of an evaluation corpus.
 EVALUATION_MAX_BYTES = env_int("EVALUATION_MAX_BYTES", 16 * 1024**2)
+# An evaluation still running after this long lost its worker: the reaper queues it again.
+EVALUATION_STALE_SECONDS = env_int("EVALUATION_STALE_SECONDS", 30 * 60)
 
 
 # -- Celery ---------------------------------------------------------------------------------------

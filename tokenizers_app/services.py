@@ -750,10 +750,27 @@ def queue_evaluation(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation
 def run_evaluation(*, evaluation_id: int) -> None:
     """Compute a queued evaluation (the task body); a duplicate delivery does nothing."""
     claimed = Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.Status.QUEUED) \
-        .update(status=Evaluation.Status.RUNNING)
+        .update(status=Evaluation.Status.RUNNING, started_at=timezone.now())
     if claimed:
         _compute_evaluation(Evaluation.objects.select_related("version", "corpus")
                             .get(pk=evaluation_id))
+
+
+def reap_evaluations(*, stale_seconds: int | None = None) -> list[int]:
+    """Queue again the evaluations that have been running longer than ``stale_seconds`` (their
+    worker died: evaluations keep no heartbeat). Returns their ids."""
+    stale_seconds = settings.EVALUATION_STALE_SECONDS if stale_seconds is None else stale_seconds
+    cutoff = timezone.now() - timedelta(seconds=stale_seconds)
+    requeued = []
+    for evaluation_id in Evaluation.objects.filter(status=Evaluation.Status.RUNNING,
+                                                   started_at__lt=cutoff) \
+            .values_list("pk", flat=True):
+        if Evaluation.objects.filter(pk=evaluation_id, status=Evaluation.Status.RUNNING,
+                                     started_at__lt=cutoff) \
+                .update(status=Evaluation.Status.QUEUED):
+            tasks.run_evaluation.delay_on_commit(evaluation_id)
+            requeued.append(evaluation_id)
+    return requeued
 
 
 def evaluate_version(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation:

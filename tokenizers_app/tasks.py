@@ -34,6 +34,7 @@ def run_evaluation(evaluation_id: int) -> None:
 
 @shared_task
 def reap_runs() -> None:
-    from .services import reap_runs
+    from .services import reap_evaluations, reap_runs
 
     reap_runs()
+    reap_evaluations()

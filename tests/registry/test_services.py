@@ -595,6 +595,24 @@ def test_a_new_version_queues_an_evaluation_per_evaluation_corpus(
     assert evaluation.metrics["compression_ratio"] > 1
 
 
+def test_an_evaluation_whose_worker_died_is_queued_again_and_then_computed(
+        corpus, django_capture_on_commit_callbacks):
+    import_text(sample_text(5_000, offset=100_000), "held-out", is_evaluation=True)
+    train(corpus)
+    evaluation = Evaluation.objects.get()
+    long_ago = timezone.now() - timedelta(hours=2)
+    Evaluation.objects.filter(pk=evaluation.pk).update(status="running", started_at=long_ago)
+
+    services.run_evaluation(evaluation_id=evaluation.pk)  # a redelivery does not take it over
+    assert Evaluation.objects.get(pk=evaluation.pk).status == "running"
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert services.reap_evaluations(stale_seconds=3600) == [evaluation.pk]
+    assert len(callbacks) == 1 and Evaluation.objects.get(pk=evaluation.pk).status == "queued"
+
+    services.run_evaluation(evaluation_id=evaluation.pk)
+    assert Evaluation.objects.get(pk=evaluation.pk).status == "succeeded"
+
+
 def test_evaluate_version_stores_the_core_metrics(corpus, settings):
     version = train(corpus).versions.get()
     held_out = import_text(sample_text(5_000, offset=100_000), "held-out")

@@ -8,7 +8,8 @@ from tokenizers_app import services
 
 class Command(BaseCommand):
     help = ("Re-queue runs whose worker stopped sending heartbeats (or fail them after "
-            "RUN_MAX_ATTEMPTS attempts). Celery beat runs this every minute.")
+            "RUN_MAX_ATTEMPTS attempts), and evaluations running for longer than "
+            "EVALUATION_STALE_SECONDS. Celery beat runs this every minute.")
 
     def add_arguments(self, parser):
         parser.add_argument("--stale-seconds", type=int, default=settings.RUN_STALE_SECONDS,
@@ -21,3 +22,6 @@ class Command(BaseCommand):
                 self.stdout.write(f"{what}: runs {', '.join(map(str, run_ids))}")
         if not any(outcome.values()):
             self.stdout.write("no stale runs")
+        evaluations = services.reap_evaluations()
+        if evaluations:
+            self.stdout.write(f"requeued: evaluations {', '.join(map(str, evaluations))}")
