@@ -17,6 +17,7 @@ from django.db import connection, models
 from django.utils import timezone
 
 from tokenizers_app.bpe import Tokenizer as CoreTokenizer
+from tokenizers_app.bpe.training import build_vocab
 
 _NAME = regex.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
@@ -256,6 +257,9 @@ class TokenizerVersion(models.Model):
     digest = models.CharField(max_length=64, help_text="sha256 of the canonical content")
     source = models.CharField(max_length=10, choices=Source.choices)
     source_detail = models.CharField(max_length=255, blank=True)
+    standard_layout = models.BooleanField(
+        default=False, help_text="ids are special tokens, then the 256 bytes, then one per merge "
+                                 "(as every trained version): loading derives the vocab")
     training_run = models.ForeignKey(TrainingRun, null=True, blank=True,
                                      on_delete=models.SET_NULL, related_name="built_versions")
     lifecycle = models.CharField(max_length=10, choices=Lifecycle.choices,
@@ -305,6 +309,8 @@ class TokenizerVersion(models.Model):
         bulk_insert(MergeRule, ["version_id", "rank", "left", "right", "count"], merge_rows)
         bulk_insert(VocabEntry, ["version_id", "token_id", "token", "kind"],
                     ((pk, i, token, kind) for i, token, kind in vocab_kinds(tokenizer)))
+        self.standard_layout = has_standard_layout(tokenizer)
+        TokenizerVersion.objects.filter(pk=pk).update(standard_layout=self.standard_layout)
 
     def load_tokenizer(self) -> CoreTokenizer:
         """Rebuild the core ``Tokenizer`` from the rows."""
@@ -313,20 +319,25 @@ class TokenizerVersion(models.Model):
 
     def read_contents(self):
         """``(vocab, merges, merge counts or None, special ids)`` read from the rows: plain tuples
-        in rank order, no ORM objects."""
+        in rank order, no ORM objects. A vocab in the standard layout is derived from the merges
+        instead of read (its rows hold the same)."""
         merges = fetch_rows(f"SELECT {q('left')}, {q('right')}, {q('count')} FROM "
                             f"{q(MergeRule._meta.db_table)} WHERE version_id = %s "
                             f"ORDER BY {q('rank')}", self.pk)
+        counts = [count for _, _, count in merges]
+        counts = None if None in counts else counts
+        merges = [(left, right) for left, right, _ in merges]
+        if self.standard_layout:
+            specials = list(self.special_tokens)
+            return (build_vocab(merges, specials), merges, counts,
+                    {token: i for i, token in enumerate(specials)})
         vocab = dict(fetch_rows(f"SELECT token_id, token FROM {q(VocabEntry._meta.db_table)} "
                                 f"WHERE version_id = %s", self.pk))
         special = fetch_rows(f"SELECT token, token_id FROM {q(VocabEntry._meta.db_table)} "
                              f"WHERE version_id = %s AND kind = %s", self.pk,
                              VocabEntry.Kind.SPECIAL.value)
         special_ids = {bytes(token).decode(): token_id for token, token_id in special}
-        counts = [count for _, _, count in merges]
-        return (vocab, [(left, right) for left, right, _ in merges],
-                None if None in counts else counts,
-                {token: special_ids[token] for token in self.special_tokens})
+        return vocab, merges, counts, {token: special_ids[token] for token in self.special_tokens}
 
 
 # MergeRule and VocabEntry rows are bulk rows: 100k per version, written once by
@@ -466,6 +477,12 @@ def _number(n: int) -> bytes:
 def _field(data: bytes) -> bytes:
     """``_field(b"ab") -> b"\\x00\\x00\\x00\\x02ab"``"""
     return struct.pack(">I", len(data)) + data
+
+
+def has_standard_layout(tokenizer: CoreTokenizer) -> bool:
+    """Whether the ids are special tokens (in order), the 256 bytes, then one per merge."""
+    return (list(tokenizer.special_ids.values()) == list(range(len(tokenizer.special_ids)))
+            and tokenizer.vocab == build_vocab(tokenizer.merges, tokenizer.special_tokens))
 
 
 def vocab_kinds(tokenizer: CoreTokenizer):

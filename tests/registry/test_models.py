@@ -72,6 +72,16 @@ def test_load_tokenizer_rebuilds_exactly_what_was_stored(trained):
 
 
 @pytest.mark.django_db
+def test_a_standard_layout_vocab_is_derived_on_load_and_equals_its_rows(trained):
+    version = store(trained)
+    assert version.standard_layout and TokenizerVersion.objects.get(pk=version.pk).standard_layout
+
+    rows = dict(VocabEntry.objects.filter(version=version).values_list("token_id", "token"))
+    assert {i: bytes(token) for i, token in rows.items()} == version.load_tokenizer().vocab
+    assert not store(shuffled_ids(trained), name="shuffled").standard_layout
+
+
+@pytest.mark.django_db
 def test_load_tokenizer_keeps_the_ids_of_an_imported_vocab(trained):
     imported = shuffled_ids(trained)
     version = store(imported)

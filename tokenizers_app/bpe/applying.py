@@ -30,13 +30,12 @@ class MergeTable:
     def _pair_table(self) -> list[int]:
         """Rank of each pair of bytes, at index ``first | second << 8`` (the little-endian
         16-bit number of the two bytes)."""
-        get, ids = self.ranks.get, self.byte_ids
+        byte_of = {token_id: b for b, token_id in enumerate(self.byte_ids)}
         table = [NO_RANK] * 65536
-        for first in range(256):
-            for second in range(256):
-                rank = get(ids[first] << SHIFT | ids[second])
-                if rank is not None:
-                    table[first | second << 8] = rank
+        for pair, rank in self.ranks.items():  # only pairs of two single-byte tokens matter
+            first, second = byte_of.get(pair >> SHIFT), byte_of.get(pair & 0xFFFFFFFF)
+            if first is not None and second is not None:
+                table[first | second << 8] = rank
         return table
 
     def byte_pair_ranks(self, data: bytes) -> list[int]:
