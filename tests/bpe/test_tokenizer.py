@@ -176,3 +176,12 @@ def test_a_merge_whose_parts_are_missing_is_rejected():
     vocab = {i: bytes([i]) for i in range(256)}
     with pytest.raises(ValueError, match="merge 0"):
         Tokenizer(vocab, [(b"a", b"b")])
+
+
+def test_encode_batch_in_processes_equals_encoding_one_by_one(ours, big_text):
+    texts = _documents(big_text, 50_000) + [big_text[:600_000] + ENDOFTEXT + "tail"]
+    assert sum(map(len, texts)) > 1 << 20  # large enough to use the worker processes
+    expected = [ours.encode(t, allowed_special="all") for t in texts]
+    assert ours.encode_batch(texts, allowed_special="all", workers=2) == expected
+    with pytest.raises(ValueError, match="not allowed"):
+        ours.encode_batch(texts, workers=2)

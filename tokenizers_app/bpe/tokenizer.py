@@ -7,6 +7,7 @@ the ids of GPT-2, tiktoken and Hugging Face ``tokenizers`` for the same vocab an
 from __future__ import annotations
 
 import multiprocessing
+from array import array
 from collections.abc import Iterable, Iterator
 from itertools import chain
 
@@ -183,14 +184,17 @@ class Tokenizer:
         allowed = self._allowed_list(allowed_special)
         jobs = [(index, chunk) for index, text in enumerate(texts)
                 for chunk in iter_chunks([text], allowed, self.pretokenizer.line_cuts, 1 << 18)]
-        _BATCH_TOKENIZERS[id(self)] = self
-        try:
+        key = id(jobs)
+        _BATCHES[key] = (self, [chunk for _, chunk in jobs], allowed_special, disallowed_special)
+        step = max(1, len(jobs) // (4 * workers))
+        try:  # the forked workers inherit _BATCHES: only slice bounds and packed ids are sent
             with multiprocessing.get_context("fork").Pool(workers) as pool:
-                args = [(id(self), chunk, allowed_special, disallowed_special) for _, chunk in jobs]
-                parts = pool.map(_encode_job, args, chunksize=max(1, len(jobs) // (4 * workers)))
+                packed = pool.map(_encode_slice, [(key, start, start + step)
+                                                  for start in range(0, len(jobs), step)])
         finally:
-            del _BATCH_TOKENIZERS[id(self)]
+            del _BATCHES[key]
         out: list[list[int]] = [[] for _ in texts]
+        parts = (array("i", data).tolist() for part in packed for data in part)
         for (index, _chunk), ids in zip(jobs, parts):
             out[index].extend(ids)
         return out
@@ -253,9 +257,12 @@ def _ids_by_bytes(vocab: dict[int, bytes]) -> dict[bytes, int]:
     return dict(zip(map(vocab.__getitem__, ordered), ordered))
 
 
-_BATCH_TOKENIZERS: dict[int, Tokenizer] = {}  # inherited by the forked batch workers
+_BATCHES: dict[int, tuple] = {}  # (tokenizer, chunks, allowed, disallowed), for forked workers
 
 
-def _encode_job(args) -> list[int]:
-    key, text, allowed_special, disallowed_special = args
-    return _BATCH_TOKENIZERS[key].encode(text, allowed_special, disallowed_special)
+def _encode_slice(args) -> list[bytes]:
+    """Encode chunks ``start:end`` of a batch; each result packed as 32-bit ids."""
+    key, start, end = args
+    tokenizer, chunks, allowed_special, disallowed_special = _BATCHES[key]
+    return [array("i", tokenizer.encode(chunk, allowed_special, disallowed_special)).tobytes()
+            for chunk in chunks[start:end]]
