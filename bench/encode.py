@@ -9,14 +9,13 @@ tiktoken's one-thread figure, and checks that all three give identical ids.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.gpt2_peers import add_fixtures_option, build_tiktoken, fixtures_dir, timed  # noqa: E402
+from bench.gpt2_peers import build_tiktoken, parse_args, timed  # noqa: E402
 from tokenizers_app.bpe import load_tokenizer  # noqa: E402
 
 ENDOFTEXT = "<|endoftext|>"
@@ -34,11 +33,7 @@ def build_peers(fixtures: Path, ours):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", required=True)
-    add_fixtures_option(parser)
-    opts = parser.parse_args()
-    fixtures = fixtures_dir(opts.fixtures)
+    opts, fixtures = parse_args(__doc__)
     text = Path(opts.corpus).read_text(encoding="utf-8")
     documents = [d for d in text.split(ENDOFTEXT) if d]
     mb = len(text.encode()) / 1e6

@@ -10,22 +10,17 @@ freshly loaded tokenizer (a cold cache).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.gpt2_peers import add_fixtures_option, build_tiktoken, fixtures_dir, timed  # noqa: E402
+from bench.gpt2_peers import build_tiktoken, parse_args, timed  # noqa: E402
 from tokenizers_app.bpe import evaluate, load_tokenizer  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", required=True)
-    add_fixtures_option(parser)
-    opts = parser.parse_args()
-    fixtures = fixtures_dir(opts.fixtures)
+    opts, fixtures = parse_args(__doc__)
     lines = Path(opts.corpus).read_text(encoding="utf-8").splitlines(keepends=True)
     mb = sum(len(line.encode()) for line in lines) / 1e6
     print(f"corpus {opts.corpus} ({mb:.1f} MB, {len(lines)} lines), GPT-2 vocabulary")

@@ -10,15 +10,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def add_fixtures_option(parser: argparse.ArgumentParser) -> None:
+def parse_args(doc: str) -> tuple[argparse.Namespace, Path]:
+    """``--corpus PATH [--fixtures DIR]``: the options and the folder of GPT-2's two files."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--corpus", required=True)
     parser.add_argument("--fixtures", default=os.environ.get(
         "TOKENIZER_FIXTURES", str(REPO.parent / "shared" / "fixtures" / "gpt2")),
         help="folder with GPT-2's vocab.json and merges.txt")
-
-
-def fixtures_dir(option: str) -> Path:
-    folder = Path(option)
-    return folder / "gpt2" if (folder / "gpt2").is_dir() else folder
+    opts = parser.parse_args()
+    folder = Path(opts.fixtures)
+    return opts, folder / "gpt2" if (folder / "gpt2").is_dir() else folder
 
 
 def build_tiktoken(ours):

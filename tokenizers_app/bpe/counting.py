@@ -17,13 +17,13 @@ from itertools import accumulate
 
 import regex
 
-from .pretokenize import PreTokenizer, special_regex, split_special
+from .pretokenize import LINE_CUT, PreTokenizer, special_regex, split_special
 
 RANGE_BYTES = 4 << 20
 WAIT_SECONDS = 0.2
 TICK_CHARS = 1 << 20
 WINDOW_BYTES = 1 << 16
-_FORWARD_LINE_CUT = regex.compile(r"(?<=\S\n)(?=\S)")
+_FIRST_LINE_CUTS = regex.compile(LINE_CUT)
 
 
 def plan_ranges(path, pattern: str, special_tokens: list[str],
@@ -86,7 +86,7 @@ def _first_cut(text: str, special, longest: int, line_cuts: bool, min_byte: int)
                   if (i == 0 or reach[i - 1] <= start)
                   and (i + 1 == len(found) or starts[i + 1] >= end)]
     if line_cuts:
-        for match in _FORWARD_LINE_CUT.finditer(text):
+        for match in _FIRST_LINE_CUTS.finditer(text):
             before = bisect_left(starts, match.start()) - 1  # occurrences starting before it
             if before < 0 or reach[before] <= match.start():
                 candidates.append(match.start())

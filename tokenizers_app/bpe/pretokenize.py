@@ -21,7 +21,8 @@ NAMED_PATTERNS: dict[str, str | None] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATT
 
 # A cut after a lone "\n" between two non-space characters is a pre-token boundary for both named
 # patterns, whatever follows: see `iter_chunks` and tests/bpe/test_pretokenize.py.
-_LINE_CUT = regex.compile(r"(?r)(?<=\S\n)(?=\S)")
+LINE_CUT = r"(?<=\S\n)(?=\S)"
+_LAST_LINE_CUT = regex.compile("(?r)" + LINE_CUT)
 
 
 def pattern_regex(pattern: str) -> str | None:
@@ -216,7 +217,7 @@ def _safe_cut(buffer: str, special: regex.Pattern | None, longest: int, line_cut
     spans = [span for span in spans if span[0] <= limit]
     cut = spans[-1][1] if spans else 0
     if line_cuts:
-        match = _LINE_CUT.search(buffer, cut, max(cut, limit - 1))
+        match = _LAST_LINE_CUT.search(buffer, cut, max(cut, limit - 1))
         if match and not any(start < match.start() < end for start, end in spans):
             cut = max(cut, match.start())
     return cut

@@ -157,10 +157,6 @@ class Tokenizer:
         return check_allowed_special(self.special_tokens, allowed_special, disallowed_special,
                                      text)
 
-    def bpe(self, data: bytes) -> list[int]:
-        """Apply merges to one pre-token, lowest rank first (leftmost on a tie)."""
-        return self._table.bpe(data)
-
     def encode_iterable(self, texts: Iterable[str], allowed_special=frozenset(),
                         disallowed_special="all") -> Iterator[int]:
         """Encode a stream of text (for example the lines of a file) in constant memory.
