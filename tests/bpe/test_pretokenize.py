@@ -1,10 +1,13 @@
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenizers_app.bpe.pretokenize import (
     GPT2_PATTERN,
+    NAMED_PATTERNS,
     PreTokenizer,
+    bmp_regex,
     iter_chunks,
     pattern_name,
     special_regex,
@@ -101,3 +104,33 @@ def test_iter_split_gives_split_in_batches(pattern):
 def test_iter_split_still_refuses_a_pattern_that_is_not_lossless():
     with pytest.raises(ValueError, match="not lossless"):
         list(PreTokenizer(r"\w+").iter_split("ab cd"))
+
+
+def _every_bmp_character_in_context() -> str:
+    """Each character of the BMP (surrogates included) where the patterns look at it: in runs,
+    after a space, as a contraction's letters, beside digits, punctuation and newlines."""
+    return "".join(f" {c}a{c}{c}'{c}{c} '{c}x1{c}2 {c}{c}{c}{c}{c} .{c}!{c}\n{c} \r{c}  {c}\t"
+                   for c in map(chr, range(0x10000)))
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "gpt4"])
+def test_the_bmp_pattern_splits_every_bmp_character_like_regex(pattern):
+    text = _every_bmp_character_in_context()
+    pretokenizer = PreTokenizer(pattern)
+    assert pretokenizer._matcher(text) is bmp_regex(pattern)  # the fast path is the one tested
+    assert pretokenizer.split(text) == regex.findall(NAMED_PATTERNS[pattern], text)
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "gpt4"])
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.text(max_size=80), texts))
+def test_split_equals_the_regex_pattern_on_any_text(pattern, text):
+    pieces = PreTokenizer(pattern).split(text)
+    assert pieces == regex.findall(NAMED_PATTERNS[pattern], text)
+
+
+def test_text_above_the_bmp_goes_to_regex():
+    pretokenizer = PreTokenizer("gpt2")
+    assert pretokenizer._matcher("a 🙂 b") is pretokenizer.regex
+    assert pretokenizer._matcher("a é b") is bmp_regex("gpt2")
+    assert pretokenizer.split("x𝐀𝐁y 🙂!") == ["x𝐀𝐁y", " 🙂!"]  # math letters are letters

@@ -6,6 +6,8 @@ cut out before the pattern runs, longest match first at any position.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable, Iterator
 
 import regex
@@ -18,6 +20,19 @@ GPT4_PATTERN = (
     r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
 )
 NAMED_PATTERNS: dict[str, str | None] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "none": None}
+
+# The named patterns again, for the standard library's `re`, with \p{L}, \p{N} and \s written
+# out as classes of the characters `regex` puts in them, restricted to the Basic Multilingual
+# Plane: `re` runs these two to three times faster than `regex` runs the originals, but only on
+# text without characters above U+FFFF (which go to `regex`). A run that ends its alternative is
+# possessive (``++``), which changes nothing but the speed. Equality with `regex` over every BMP
+# character is tested in tests/bpe/test_pretokenize.py.
+_BMP_TEMPLATES = {
+    "gpt2": r"""'(?:[st]|re|ve|m|ll|d)| ?[{L}]++| ?[{N}]++| ?[^{S}{L}{N}]++|[{S}]+(?![^{S}])|[{S}]+""",
+    "gpt4": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n{L}{N}]?+[{L}]+|[{N}]{{1,3}}| ?[^{S}{L}{N}]++[\r\n]*"""
+            r"""|[{S}]*[\r\n]|[{S}]+(?![^{S}])|[{S}]+""",
+}
+_ABOVE_BMP = re.compile("[\U00010000-\U0010ffff]")
 
 # A cut after a lone "\n" between two non-space characters is a pre-token boundary for both named
 # patterns, whatever follows: see `iter_chunks` and tests/bpe/test_pretokenize.py.
@@ -62,6 +77,14 @@ class PreTokenizer:
         source = pattern_regex(pattern)
         self.regex = regex.compile(source) if source is not None else None
         self.checked = self.pattern not in NAMED_PATTERNS  # custom regexes must prove lossless
+        self._bmp = self.pattern if self.pattern in _BMP_TEMPLATES else None
+
+    def _matcher(self, text: str):
+        """The compiled pattern for ``text``: `re`'s BMP version of a named pattern when the text
+        has no character above U+FFFF, else `regex`'s."""
+        if self._bmp is not None and (text.isascii() or _ABOVE_BMP.search(text) is None):
+            return bmp_regex(self._bmp)
+        return self.regex
 
     def split(self, text: str) -> list[str]:
         if not text:
@@ -69,7 +92,7 @@ class PreTokenizer:
         if self.regex is None:
             return [text]
         if not self.checked:
-            return self.regex.findall(text)
+            return self._matcher(text).findall(text)
         pieces = [m.group() for m in self.regex.finditer(text) if m.end() > m.start()]
         if sum(map(len, pieces)) != len(text):
             raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
@@ -81,7 +104,7 @@ class PreTokenizer:
             yield self.split(text)
             return
         pieces, end = [], 0
-        for match in self.regex.finditer(text):
+        for match in self._matcher(text).finditer(text):
             if self.checked and match.start() != end:
                 raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
             end = match.end()
@@ -106,6 +129,29 @@ class PreTokenizer:
     def line_cuts(self) -> bool:
         """Whether chunks may be cut at lines (proven only for the named regex patterns)."""
         return self.pattern in ("gpt2", "gpt4")
+
+
+@functools.cache
+def bmp_regex(name: str) -> re.Pattern:
+    """`re`'s version of the named pattern ``name`` for text within the BMP (built on first use,
+    in about 40 ms)."""
+    bmp = "".join(map(chr, range(0x10000)))
+    classes = {key: _class_body(regex.findall(prop, bmp))
+               for key, prop in (("L", r"\p{L}"), ("N", r"\p{N}"), ("S", r"\s"))}
+    return re.compile(_BMP_TEMPLATES[name].format(**classes))
+
+
+def _class_body(chars: list[str]) -> str:
+    """The body of a character class holding exactly ``chars`` (in code point order), as
+    ranges: ``_class_body(["a", "b", "c", "x"]) -> "a-cx"``."""
+    spans: list[list[int]] = []
+    for code in map(ord, chars):
+        if spans and code == spans[-1][1] + 1:
+            spans[-1][1] = code
+        else:
+            spans.append([code, code])
+    return "".join(re.escape(chr(low)) if low == high else
+                   f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in spans)
 
 
 def check_special_tokens(special_tokens: Iterable[str]) -> list[str]:

@@ -112,30 +112,25 @@ class Tokenizer:
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token text as plain text.
 
-        The fast path: pre-tokens found in the cache are looked up in C (``map(cache.get)``);
-        only the misses run BPE in Python."""
+        The fast path: pre-tokens are looked up in the cache and their ids joined in C
+        (``map``, ``chain``); on a miss, the distinct pre-tokens missing from the cache run BPE
+        in Python, and the lookup is done again."""
         pieces = self.pretokenizer.split(text)
-        found = list(map(self._cache.get, pieces))
-        if None in found:
-            self._fill_misses(pieces, found)
-        return list(chain.from_iterable(found))
+        try:
+            return list(chain.from_iterable(map(self._cache.__getitem__, pieces)))
+        except KeyError:
+            self._learn(pieces)
+            return list(chain.from_iterable(map(self._cache.__getitem__, pieces)))
 
-    def _fill_misses(self, pieces: list[str], found: list) -> None:
-        """Encode the pre-tokens missing from the cache, store them, and fill ``found``."""
-        missing, index = {}, found.index(None)
-        while True:
-            missing.setdefault(pieces[index], []).append(index)
-            try:
-                index = found.index(None, index + 1)
-            except ValueError:
-                break
-        encoded = [self._table.bpe(piece.encode()) for piece in missing]
+    def _learn(self, pieces: list[str]) -> None:
+        """Run BPE on the pre-tokens missing from the cache and store their ids. A full cache
+        is emptied first."""
+        missing = set(pieces).difference(self._cache)
         if len(self._cache) + len(missing) > CACHE_SIZE:
             self._cache.clear()
-        for (piece, positions), ids in zip(missing.items(), encoded):
-            ids = self._cache[piece] = tuple(ids)
-            for position in positions:
-                found[position] = ids
+            missing = set(pieces)
+        missing = list(missing)
+        self._cache.update(zip(missing, self._table.bpe_many(map(str.encode, missing))))
 
     def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
         """Encode text; special tokens in ``allowed_special`` (a set, or ``"all"``) become their
