@@ -6,12 +6,11 @@ the ids of GPT-2, tiktoken and Hugging Face ``tokenizers`` for the same vocab an
 
 from __future__ import annotations
 
-import multiprocessing
-from array import array
 from collections.abc import Iterable, Iterator
 from itertools import chain
 
 from .applying import SHIFT, MergeTable
+from .batch import encode_chunks
 from .counting import default_workers
 from .pretokenize import (
     PreTokenizer,
@@ -36,6 +35,7 @@ class Tokenizer:
     """
 
     algorithm = "byte_bpe"
+    cache_size = CACHE_SIZE
 
     def __init__(self, vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
                  special_tokens=(), pattern: str = "gpt2", merge_counts: list[int] | None = None):
@@ -110,12 +110,13 @@ class Tokenizer:
     # -- encoding -----------------------------------------------------------------------------
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Encode text, treating special-token text as plain text.
+        """Encode text, treating special-token text as plain text."""
+        return self._ids_of(self.pretokenizer.split(text))
 
-        The fast path: pre-tokens are looked up in the cache and their ids joined in C
-        (``map``, ``chain``); on a miss, the distinct pre-tokens missing from the cache run BPE
-        in Python, and the lookup is done again."""
-        pieces = self.pretokenizer.split(text)
+    def _ids_of(self, pieces: list[str]) -> list[int]:
+        """The ids of a list of pre-tokens. The fast path: they are looked up in the cache and
+        their ids joined in C (``map``, ``chain``); on a miss, the distinct pre-tokens missing
+        from the cache run BPE in Python, and the lookup is done again."""
         try:
             return list(chain.from_iterable(map(self._cache.__getitem__, pieces)))
         except KeyError:
@@ -126,7 +127,7 @@ class Tokenizer:
         """Run BPE on the pre-tokens missing from the cache and store their ids. A full cache
         is emptied first."""
         missing = set(pieces).difference(self._cache)
-        if len(self._cache) + len(missing) > CACHE_SIZE:
+        if len(self._cache) + len(missing) > self.cache_size:
             self._cache.clear()
             missing = set(pieces)
         missing = list(missing)
@@ -136,13 +137,27 @@ class Tokenizer:
         """Encode text; special tokens in ``allowed_special`` (a set, or ``"all"``) become their
         ids. Text of any special token that is disallowed (default: all not allowed) raises
         ``ValueError``, as tiktoken does."""
+        return self._lookup(self._pre_tokenize(text, allowed_special, disallowed_special))
+
+    def _pre_tokenize(self, text: str, allowed_special, disallowed_special) -> list:
+        """The allowed special tokens' ids and the lists of pre-tokens between them, in order:
+        ``[[" a", " b"], 50256, ["c"]]``."""
         allowed = self._allowed(allowed_special, disallowed_special, text)
+        if not allowed:
+            return [self.pretokenizer.split(text)]
+        return [self.special_ids[piece] if is_special else self.pretokenizer.split(piece)
+                for piece, is_special in split_special(text, special_regex(allowed))]
+
+    def _lookup(self, parts: list) -> list[int]:
+        """The ids of what ``_pre_tokenize`` gives."""
+        if len(parts) == 1 and type(parts[0]) is list:
+            return self._ids_of(parts[0])
         ids: list[int] = []
-        for piece, is_special in split_special(text, special_regex(allowed)):
-            if is_special:
-                ids.append(self.special_ids[piece])
+        for part in parts:
+            if type(part) is int:
+                ids.append(part)
             else:
-                ids.extend(self.encode_ordinary(piece))
+                ids += self._ids_of(part)
         return ids
 
     def _allowed_list(self, allowed_special) -> list[str]:
@@ -175,19 +190,14 @@ class Tokenizer:
         allowed = self._allowed_list(allowed_special)
         jobs = [(index, chunk) for index, text in enumerate(texts)
                 for chunk in iter_chunks([text], allowed, self.pretokenizer.line_cuts, 1 << 18)]
-        key = id(jobs)
-        _BATCHES[key] = (self, [chunk for _, chunk in jobs], allowed_special, disallowed_special)
-        step = max(1, len(jobs) // (4 * workers))
-        try:  # the forked workers inherit _BATCHES: only slice bounds and packed ids are sent
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                packed = pool.map(_encode_slice, [(key, start, start + step)
-                                                  for start in range(0, len(jobs), step)])
-        finally:
-            del _BATCHES[key]
+        chunk_ids = encode_chunks(self, [chunk for _, chunk in jobs], allowed_special,
+                                  disallowed_special, workers)
         out: list[list[int]] = [[] for _ in texts]
-        parts = (array("i", data).tolist() for part in packed for data in part)
-        for (index, _chunk), ids in zip(jobs, parts):
-            out[index].extend(ids)
+        for (index, _chunk), ids in zip(jobs, chunk_ids):
+            if out[index]:
+                out[index] += ids
+            else:
+                out[index] = ids
         return out
 
     # -- decoding -----------------------------------------------------------------------------
@@ -246,14 +256,3 @@ def _ids_by_bytes(vocab: dict[int, bytes]) -> dict[bytes, int]:
     """``{token bytes: id}``; when the same bytes have several ids, the lowest id wins."""
     ordered = sorted(vocab, reverse=True)
     return dict(zip(map(vocab.__getitem__, ordered), ordered))
-
-
-_BATCHES: dict[int, tuple] = {}  # (tokenizer, chunks, allowed, disallowed), for forked workers
-
-
-def _encode_slice(args) -> list[bytes]:
-    """Encode chunks ``start:end`` of a batch; each result packed as 32-bit ids."""
-    key, start, end = args
-    tokenizer, chunks, allowed_special, disallowed_special = _BATCHES[key]
-    return [array("i", tokenizer.encode(chunk, allowed_special, disallowed_special)).tobytes()
-            for chunk in chunks[start:end]]
