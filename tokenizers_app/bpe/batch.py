@@ -85,6 +85,7 @@ def slices(chunks: list[str], count: int) -> list[tuple[int, int]]:
         while len(bounds) < count - 1 and size * count >= total * (len(bounds) + 1):
             bounds.append((start, end))
             start = end
+    bounds += [(start, start)] * (count - 1 - len(bounds))
     bounds.append((start, len(chunks)))
     return bounds
 

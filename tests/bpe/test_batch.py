@@ -1,0 +1,69 @@
+"""encode_batch's workers: each new pre-token merged once, ids exactly those of ``encode``."""
+
+import os
+
+import pytest
+
+from tests.bpe.corpora import SAMPLES, varied_text
+from tokenizers_app.bpe import batch, train_bpe
+
+SPECIAL = "<|endoftext|>"
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return train_bpe(list(SAMPLES.values()), 256 + 1 + 800, special_tokens=[SPECIAL]).tokenizer()
+
+
+@pytest.fixture(scope="module")
+def chunks():
+    text = varied_text()[:300_000]
+    return [text[i:i + 7_000] + (SPECIAL if i % 3 else "") for i in range(0, len(text), 7_000)]
+
+
+def _cold(tokenizer):
+    """A copy of the tokenizer with an empty cache."""
+    return type(tokenizer)(tokenizer.vocab, tokenizer.merges, tokenizer.special_ids,
+                           tokenizer.pattern)
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_workers_with_a_cold_cache_give_the_ids_of_encode(trained, chunks, workers, monkeypatch):
+    monkeypatch.setattr(batch, "ROUND_CHARS", 40_000)  # several rounds
+    expected = [trained.encode(chunk, allowed_special="all") for chunk in chunks]
+    got = batch.encode_chunks(_cold(trained), chunks, "all", "all", workers)
+    assert got == expected
+
+
+def test_a_worker_whose_cache_overflows_empties_it_and_stays_exact(trained, chunks, monkeypatch):
+    monkeypatch.setattr(batch, "ROUND_CHARS", 40_000)
+    cold = _cold(trained)
+    cold.cache_size = 500  # far fewer than the distinct pre-tokens of a round
+    expected = [trained.encode(chunk, allowed_special="all") for chunk in chunks]
+    assert batch.encode_chunks(cold, chunks, "all", "all", 2) == expected
+
+
+def test_each_needed_pre_token_has_exactly_one_owner():
+    holders = [{"a", "b", "c", "x"}, {"b", "c", "d"}, {"c", "d", "e", "x"}]
+    for piece in set().union(*holders):
+        owners = [index for index, held in enumerate(holders)
+                  if piece in held and batch._owns(piece, index, holders)]
+        assert len(owners) == 1, piece
+
+
+def test_slices_cut_in_order_by_characters():
+    chunks = ["a" * 10, "b" * 10, "c" * 10, "d" * 10]
+    assert batch.slices(chunks, 2) == [(0, 2), (2, 4)]
+    assert batch.slices(chunks, 6)[-1][1] == 4 and len(batch.slices(chunks, 6)) == 6
+    assert batch.slices([], 2) == [(0, 0), (0, 0)]
+
+
+def test_an_error_in_a_worker_is_raised_in_the_caller(trained, chunks):
+    with pytest.raises(ValueError, match="not allowed"):
+        batch.encode_chunks(_cold(trained), chunks, set(), "all", 2)
+
+
+def test_a_worker_that_dies_is_reported(trained, chunks, monkeypatch):
+    monkeypatch.setattr(batch, "_work", lambda key, index, pipe: os._exit(3))
+    with pytest.raises(RuntimeError, match="worker 0 stopped"):
+        batch.encode_chunks(_cold(trained), chunks, "all", "all", 2)
