@@ -69,34 +69,42 @@ class MergeState:
                 where[pair].append(p)
         return counts, where
 
-    def merge(self, pair: int, new: int) -> set[int]:
+    def merge(self, pair: int, new: int) -> dict[int, int]:
         """Merge every live occurrence of ``pair`` into token ``new``, left to right within a
-        word; update counts and index; return the pairs whose count went up."""
+        word; update counts and index; return the new pairs (those holding ``new``) with what
+        they gained. The gains are added to ``counts`` at the end, so a new pair's count may
+        dip below zero meanwhile when a later occurrence takes from it."""
         a, b = pair >> SHIFT, pair & LOW
         sym, nxt, prv, freq = self.sym, self.nxt, self.prv, self.freq
         counts, where = self.counts, self.where
-        grown: set[int] = set()
+        fresh: dict[int, int] = defaultdict(int)
         for p in where.pop(pair, ()):
             q = nxt[p]
             if sym[p] != a or q < 0 or sym[q] != b:
                 continue  # stale: this occurrence was merged or rewritten earlier
-            f, left, right = freq[p], prv[p], nxt[q]
+            f = freq[p]
+            left = prv[p]
+            right = nxt[q]
             if left >= 0:
-                counts[sym[left] << SHIFT | a] -= f
-                fresh = sym[left] << SHIFT | new
-                counts[fresh] += f
-                where[fresh].append(left)
-                grown.add(fresh)
+                key = sym[left] << SHIFT
+                counts[key | a] -= f
+                key |= new
+                fresh[key] += f
+                where[key].append(left)
             if right >= 0:
-                counts[b << SHIFT | sym[right]] -= f
-                fresh = new << SHIFT | sym[right]
-                counts[fresh] += f
-                where[fresh].append(p)
-                grown.add(fresh)
+                key = sym[right]
+                counts[b << SHIFT | key] -= f
+                key |= new << SHIFT
+                fresh[key] += f
+                where[key].append(p)
                 prv[right] = p
-            sym[p], sym[q], nxt[p] = new, -1, right
+            sym[p] = new
+            sym[q] = -1
+            nxt[p] = right
+        for key, gain in fresh.items():
+            counts[key] += gain
         counts.pop(pair, None)
-        return grown
+        return fresh
 
 
 def symbol_array(words, alphabet_size: int = 256) -> array:
@@ -148,7 +156,7 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
         counts.append(count)
         tokens.append(left + right)
         keys.append(order_key(left + right))
-        # rewrite the words that hold it; pairs whose count went up are pushed again
+        # rewrite the words that hold it; the new pairs are pushed with their counts
         for fresh in state.merge(pair, len(tokens) - 1):
             if state.counts[fresh] > 0:
                 key = (keys[fresh >> SHIFT], keys[fresh & LOW])
