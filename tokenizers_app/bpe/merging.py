@@ -60,13 +60,15 @@ class MergeState:
         counts: dict[int, int] = defaultdict(int)
         where: dict[int, array] = defaultdict(lambda: array("i"))
         sym, nxt, freq = self.sym, self.nxt, self.freq
-        for p, q in enumerate(nxt):
-            if not p % TICK_EVERY:
-                self.tick()
-            if q >= 0:
-                pair = sym[p] << SHIFT | sym[q]
-                counts[pair] += freq[p]
-                where[pair].append(p)
+        size = len(sym)
+        for start in range(0, size, TICK_EVERY):
+            self.tick()
+            end = min(size, start + TICK_EVERY)
+            for p, q in zip(range(start, end), nxt[start:end]):
+                if q >= 0:
+                    pair = sym[p] << SHIFT | sym[q]
+                    counts[pair] += freq[p]
+                    where[pair].append(p)
         return counts, where
 
     def merge(self, pair: int, new: int) -> dict[int, int]:
