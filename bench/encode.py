@@ -5,14 +5,19 @@
 All three are built from the same GPT-2 `vocab.json` + `merges.txt`. The script prints MB/s for
 one thread (one process for ours) and for batch encoding on all cores, the ratios against
 tiktoken's one-thread figure, and checks that all three give identical ids. Each encoder runs
-``--repeat`` times, taking turns with the others, and its best time counts; ours starts each run
-with an empty cache.
+``--repeat`` times, taking turns with the others, each time in a fresh process (so ours starts
+with an empty cache, and no encoder runs beside another's threads or garbage); its best time
+counts. Building the tokenizers and reading the corpus are not timed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import subprocess
 import sys
+from array import array
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -34,48 +39,59 @@ def build_peers(fixtures: Path, ours):
     return tik, hf
 
 
-def main() -> None:
-    opts, fixtures = parse_args(__doc__, repeat=True)
-    text = Path(opts.corpus).read_text(encoding="utf-8")
-    documents = [d for d in text.split(ENDOFTEXT) if d]
-    mb = len(text.encode()) / 1e6
+ENCODERS = {
+    "ours, one process (cold cache)":
+        lambda docs, ours, tik, hf: [ours.encode_ordinary(d) for d in docs],
+    "ours, encode_batch (all cores)":
+        lambda docs, ours, tik, hf: ours.encode_batch(docs, disallowed_special=()),
+    "tiktoken, one thread": lambda docs, ours, tik, hf: [tik.encode_ordinary(d) for d in docs],
+    "tiktoken, batch (all cores)": lambda docs, ours, tik, hf: tik.encode_ordinary_batch(docs),
+    "HF tokenizers, one thread":
+        lambda docs, ours, tik, hf: [hf.encode(d, add_special_tokens=False).ids for d in docs],
+    "HF tokenizers, batch (all cores)":
+        lambda docs, ours, tik, hf: [e.ids for e in hf.encode_batch(docs,
+                                                                     add_special_tokens=False)],
+}
+
+
+def run_one(opts, fixtures: Path) -> None:
+    """In a fresh process: build everything, time one encoder once, print seconds and a digest
+    of the ids."""
+    documents = [d for d in Path(opts.corpus).read_text(encoding="utf-8").split(ENDOFTEXT) if d]
     ours = load_tokenizer(fixtures)
     tik, hf = build_peers(fixtures, ours)
-    print(f"corpus {opts.corpus} ({mb:.1f} MB, {len(documents)} documents), GPT-2 vocabulary, "
-          f"{os.cpu_count()} cores, best of {opts.repeat} runs (ours with a cold cache each run)")
+    ours.pretokenizer.split("\u00e9")  # build the split pattern before the clock starts
+    ids, seconds = timed(lambda: ENCODERS[opts.one](documents, ours, tik, hf))
+    digest = hashlib.sha256()
+    for doc_ids in ids:
+        digest.update(array("i", doc_ids).tobytes() + b"|")
+    print(json.dumps({"seconds": seconds, "digest": digest.hexdigest()}))
 
-    def cold(encode):
-        def run():
-            ours.__init__(ours.vocab, ours.merges, ours.special_ids, ours.pattern)  # empty cache
-            return encode()
-        return run
 
-    encoders = [
-        ("ours, one process (cold cache)", cold(lambda: [ours.encode_ordinary(d)
-                                                         for d in documents])),
-        ("ours, encode_batch (all cores)", cold(lambda: ours.encode_batch(
-            documents, disallowed_special=()))),
-        ("tiktoken, one thread", lambda: [tik.encode_ordinary(d) for d in documents]),
-        ("tiktoken, batch (all cores)", lambda: tik.encode_ordinary_batch(documents)),
-        ("HF tokenizers, one thread", lambda: [hf.encode(d, add_special_tokens=False).ids
-                                               for d in documents]),
-        ("HF tokenizers, batch (all cores)", lambda: [e.ids for e in hf.encode_batch(
-            documents, add_special_tokens=False)]),
-    ]
-    expected = [tik.encode_ordinary(d) for d in documents]
-    best = {name: float("inf") for name, _ in encoders}
-    same = True
+def main() -> None:
+    opts, fixtures = parse_args(__doc__, repeat=True, one=list(ENCODERS))
+    if opts.one:
+        return run_one(opts, fixtures)
+    mb = Path(opts.corpus).stat().st_size / 1e6
+    documents = Path(opts.corpus).read_text(encoding="utf-8").count(ENDOFTEXT) + 1
+    print(f"corpus {opts.corpus} ({mb:.1f} MB, about {documents} documents), GPT-2 vocabulary, "
+          f"{os.cpu_count()} cores, best of {opts.repeat} runs, each in a fresh process")
+    best = {name: float("inf") for name in ENCODERS}
+    digests = set()
     for _ in range(opts.repeat):  # the encoders take turns, so that drift hits all alike
-        for name, encode in encoders:
-            ids, seconds = timed(encode)
-            best[name] = min(best[name], seconds)
-            same = same and ids == expected
-            del ids  # hold one copy of the ids (tiktoken's), not one per encoder
+        for name in ENCODERS:
+            out = subprocess.run([sys.executable, __file__, "--corpus", opts.corpus,
+                                  "--fixtures", str(fixtures), "--one", name],
+                                 check=True, capture_output=True, text=True).stdout
+            result = json.loads(out.strip().splitlines()[-1])
+            best[name] = min(best[name], result["seconds"])
+            digests.add(result["digest"])
 
     base = mb / best["tiktoken, one thread"]
     print(f"{'encoder':<36}{'MB/s':>8}{'vs tiktoken 1 thread':>24}")
-    for name, _ in encoders:
+    for name in ENCODERS:
         print(f"{name:<36}{mb / best[name]:>8.2f}{(mb / best[name]) / base:>23.2f}x")
+    same = len(digests) == 1
     print("identical ids across all encoders:", "yes" if same else "NO")
     if not same:
         sys.exit(1)

@@ -10,13 +10,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def parse_args(doc: str, repeat: bool = False) -> tuple[argparse.Namespace, Path]:
-    """``--corpus PATH [--fixtures DIR] [--repeat N]``: the options and the folder of GPT-2's two
-    files."""
+def parse_args(doc: str, repeat: bool = False, one: list[str] | None = None,
+               ) -> tuple[argparse.Namespace, Path]:
+    """``--corpus PATH [--fixtures DIR] [--repeat N] [--one NAME]``: the options and the folder
+    of GPT-2's two files."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--corpus", required=True)
     if repeat:
         parser.add_argument("--repeat", type=int, default=3, help="runs of each encoder")
+    if one:
+        parser.add_argument("--one", choices=one, help="run only this one, once (internal)")
     parser.add_argument("--fixtures", default=os.environ.get(
         "TOKENIZER_FIXTURES", str(REPO.parent / "shared" / "fixtures" / "gpt2")),
         help="folder with GPT-2's vocab.json and merges.txt")
