@@ -46,10 +46,6 @@ class MergeTable:
         ``first`` of ``self.rows`` holds the ranks of the pairs ``(first, second)``."""
         return list(map(list.__getitem__, map(self.rows.__getitem__, data), data[1:]))
 
-    def bpe(self, data: bytes) -> list[int]:
-        """The ids of one pre-token."""
-        return list(self.bpe_many([data])[0])
-
     def bpe_many(self, pieces: Iterable[bytes]) -> list[tuple[int, ...]]:
         """The ids of each pre-token, as tuples. One loop over all of them, with the tables
         bound to locals, costs about a tenth less than a call per pre-token.
@@ -105,4 +101,3 @@ class MergeTable:
 def _push(heap, rank: int | None, position: int) -> None:
     if rank is not None:
         heapq.heappush(heap, (rank, position))
-

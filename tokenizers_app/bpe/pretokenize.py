@@ -29,7 +29,8 @@ NAMED_PATTERNS: dict[str, str | None] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATT
 # character is tested in tests/bpe/test_pretokenize.py. In gpt2, letters come first: they are
 # the most common, and no other alternative can start where they do.
 _BMP_TEMPLATES = {
-    "gpt2": r""" ?[{L}]++| ?[{N}]++|'(?:[st]|re|ve|m|ll|d)| ?[^{S}{L}{N}]++|[{S}]+(?![^{S}])|[{S}]+""",
+    "gpt2": r""" ?[{L}]++| ?[{N}]++|'(?:[st]|re|ve|m|ll|d)| ?[^{S}{L}{N}]++"""
+            r"""|[{S}]+(?![^{S}])|[{S}]+""",
     "gpt4": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n{L}{N}]?+[{L}]+|[{N}]{{1,3}}| ?[^{S}{L}{N}]++[\r\n]*"""
             r"""|[{S}]*[\r\n]|[{S}]+(?![^{S}])|[{S}]+""",
 }
