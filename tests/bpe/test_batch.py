@@ -65,5 +65,12 @@ def test_an_error_in_a_worker_is_raised_in_the_caller(trained, chunks):
 
 def test_a_worker_that_dies_is_reported(trained, chunks, monkeypatch):
     monkeypatch.setattr(batch, "_work", lambda key, index, pipe: os._exit(3))
-    with pytest.raises(RuntimeError, match="worker 0 stopped"):
+    with pytest.raises(RuntimeError, match="worker 1 stopped"):
         batch.encode_chunks(_cold(trained), chunks, "all", "all", 2)
+
+
+def test_the_callers_cache_keeps_what_worker_0_learned(trained, chunks):
+    cold = _cold(trained)
+    batch.encode_chunks(cold, chunks, "all", "all", 2)
+    first = set(cold.pretokenizer.split(chunks[0].replace(SPECIAL, "")))
+    assert first <= cold._cache.keys()

@@ -1,19 +1,21 @@
 """``Tokenizer.encode_batch`` across processes, with each new pre-token merged only once.
 
-The workers are forked, so they inherit the tokenizer, its cache and the chunks to encode; only
-pre-tokens, their ids and packed ids cross the pipes. A cold cache makes BPE the larger part of
+This process is worker 0 (its cache keeps what it learns); the others are forked, so they inherit
+the tokenizer, its cache and the chunks to encode; only pre-tokens, their ids and packed ids
+cross the pipes. A cold cache makes BPE the larger part of
 the work, and two halves of a text share about a third of their distinct pre-tokens, so the
 workers share them out instead of each merging all of its own. The batch runs in rounds of at
 most ``ROUND_CHARS`` characters per worker (which bounds the pre-tokens held at once); in each:
 
 1. every worker pre-tokenizes its chunks and announces the distinct pre-tokens its cache lacks;
-2. the parent passes each announcement to the other workers, and each worker merges the
+2. worker 0 passes each announcement to the other workers, and each worker merges the
    pre-tokens it owns: those it alone needs, and its deal of those several need (``_owns``);
-3. the parent passes each worker's results to the others, which add them to their caches;
-4. every worker looks up the ids of its chunks and sends them packed as 32-bit numbers.
+3. worker 0 passes each worker's results to the others, which add them to their caches;
+4. every worker looks up the ids of its chunks; the forked ones send them packed as 32-bit
+   numbers.
 
-The parent only forwards bytes: it never unpickles what it passes on. A worker that fails sends
-its exception in place of its next message, and the parent raises it.
+Worker 0 forwards the others' messages as bytes, without unpickling them. A worker that fails
+sends its exception in place of its next message, and worker 0 raises it.
 """
 
 from __future__ import annotations
@@ -31,17 +33,17 @@ _JOBS: dict[int, tuple] = {}  # the work of a running batch, inherited by the fo
 
 def encode_chunks(tokenizer, chunks: list[str], allowed_special, disallowed_special,
                   workers: int) -> list[list[int]]:
-    """The ids of each chunk (``tokenizer.encode(chunk, ...)``), computed by ``workers``
-    forked processes."""
+    """The ids of each chunk (``tokenizer.encode(chunk, ...)``), computed by this process (worker
+    0, whose cache keeps what it learns) and ``workers - 1`` forked ones."""
     rounds = max(1, -(-sum(map(len, chunks)) // (workers * ROUND_CHARS)))
     plan = slices(chunks, workers * rounds)
     key = id(plan)
     _JOBS[key] = (tokenizer, chunks, plan, allowed_special, disallowed_special, workers)
     context = multiprocessing.get_context("fork")
     pipes, processes = [], []
-    gc.freeze()  # the workers do not copy pages just to collect the parent's objects
+    gc.freeze()  # the workers do not copy pages just to collect this process's objects
     try:
-        for index in range(workers):
+        for index in range(1, workers):
             parent_end, child_end = context.Pipe()
             process = context.Process(target=_work, args=(key, index, child_end), daemon=True)
             process.start()
@@ -49,15 +51,22 @@ def encode_chunks(tokenizer, chunks: list[str], allowed_special, disallowed_spec
             pipes.append(parent_end)
             processes.append(process)
         gc.unfreeze()
+
+        def exchange(message: bytes) -> list[bytes]:
+            """Worker 0's side: gather the others' messages, hand each worker everyone else's
+            (in worker order), keep the others' for itself."""
+            messages = [message] + [_receive(pipe, index) for index, pipe in enumerate(pipes, 1)]
+            for index, pipe in enumerate(pipes, 1):
+                for other, data in enumerate(messages):
+                    if other != index:
+                        pipe.send_bytes(data)
+            return messages[1:]
+
         out: list[list[int]] = [[] for _ in chunks]
-        for round_index in range(len(plan) // workers):
-            for _step in ("announce", "merge"):
-                messages = [_receive(pipe, index) for index, pipe in enumerate(pipes)]
-                for index, pipe in enumerate(pipes):
-                    for other, message in enumerate(messages):
-                        if other != index:
-                            pipe.send_bytes(message)
-            for index, pipe in enumerate(pipes):
+        for round_index in range(rounds):
+            start, end = plan[round_index * workers]
+            out[start:end] = _round(_JOBS[key], 0, start, end, exchange)
+            for index, pipe in enumerate(pipes, 1):
                 start, _end = plan[round_index * workers + index]
                 packed = pickle.loads(_receive(pipe, index))
                 for position, data in enumerate(packed, start):
@@ -113,36 +122,47 @@ def _owns(piece: str, index: int, holders: list[set[str]]) -> bool:
     return not any(piece in holders[other] for other in range(index))
 
 
+def _round(job: tuple, index: int, start: int, end: int, exchange) -> list[list[int]]:
+    """One round of worker ``index`` over chunks ``start:end``: announce, merge its own share,
+    take the others' results, look up its ids. ``exchange(message)`` sends this worker's
+    message and returns the other workers' (in worker order)."""
+    tokenizer, chunks, _plan, allowed_special, disallowed_special, workers = job
+    cache = tokenizer._cache
+    parts = [tokenizer._pre_tokenize(chunk, allowed_special, disallowed_special)
+             for chunk in chunks[start:end]]
+    pieces = set(chain.from_iterable(part for chunk_parts in parts
+                                     for part in chunk_parts if type(part) is list))
+    missing = pieces.difference(cache)
+    if len(cache) + len(missing) > tokenizer.cache_size:
+        cache.clear()
+        missing = pieces
+    others = iter(exchange(pickle.dumps(list(missing), pickle.HIGHEST_PROTOCOL)))
+    holders = [missing if other == index else set(pickle.loads(next(others)))
+               for other in range(workers)]
+    mine = [piece for piece in missing if _owns(piece, index, holders)]
+    merged = tokenizer._table.bpe_many(map(str.encode, mine))
+    cache.update(zip(mine, merged))
+    for results in exchange(pickle.dumps((mine, merged), pickle.HIGHEST_PROTOCOL)):
+        cache.update(zip(*pickle.loads(results)))
+    return [tokenizer._lookup(chunk_parts) for chunk_parts in parts]
+
+
 def _work(key: int, index: int, pipe) -> None:
+    """A forked worker: its rounds, talking to worker 0 through ``pipe``."""
     gc.disable()  # a short life that makes no cycles: collecting would only cost time
+    job = _JOBS[key]
+    workers = job[-1]
+
+    def exchange(message: bytes) -> list[bytes]:
+        pipe.send_bytes(_OK + message)
+        return [pipe.recv_bytes() for _ in range(workers - 1)]
+
     try:
-        tokenizer, chunks, plan, allowed_special, disallowed_special, workers = _JOBS[key]
-        cache = tokenizer._cache
-        for start, end in plan[index::workers]:
-            parts = [tokenizer._pre_tokenize(chunk, allowed_special, disallowed_special)
-                     for chunk in chunks[start:end]]
-            pieces = set(chain.from_iterable(part for chunk_parts in parts
-                                             for part in chunk_parts if type(part) is list))
-            missing = pieces.difference(cache)
-            if len(cache) + len(missing) > tokenizer.cache_size:
-                cache.clear()
-                missing = pieces
-            pipe.send_bytes(_OK + pickle.dumps(list(missing), pickle.HIGHEST_PROTOCOL))
-
-            holders = [missing if other == index else None for other in range(workers)]
-            for other in (o for o in range(workers) if o != index):
-                holders[other] = set(pickle.loads(pipe.recv_bytes()))
-            mine = [piece for piece in missing if _owns(piece, index, holders)]
-            merged = tokenizer._table.bpe_many(map(str.encode, mine))
-            cache.update(zip(mine, merged))
-            pipe.send_bytes(_OK + pickle.dumps((mine, merged), pickle.HIGHEST_PROTOCOL))
-            for _other in range(workers - 1):
-                cache.update(zip(*pickle.loads(pipe.recv_bytes())))
-
-            packed = [array("i", tokenizer._lookup(chunk_parts)).tobytes()
-                      for chunk_parts in parts]
+        for start, end in job[2][index::workers]:
+            ids = _round(job, index, start, end, exchange)
+            packed = [array("i", chunk_ids).tobytes() for chunk_ids in ids]
             pipe.send_bytes(_OK + pickle.dumps(packed, pickle.HIGHEST_PROTOCOL))
-    except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent
+    except BaseException as exc:  # noqa: BLE001 - every failure goes back to worker 0
         try:
             payload = pickle.dumps(exc)
         except Exception:  # noqa: BLE001 - an exception that does not pickle
