@@ -182,7 +182,9 @@ class Tokenizer:
     def encode_batch(self, texts: list[str], allowed_special=frozenset(),
                      disallowed_special="all", workers: int | None = None) -> list[list[int]]:
         """``[self.encode(t, ...) for t in texts]``, computed in ``workers`` processes (default:
-        all cores). Long texts are cut at safe points (``iter_chunks``), so the ids are exact."""
+        all cores): this one and ``workers - 1`` forked ones (``batch.encode_chunks``), each new
+        pre-token merged once. Long texts are cut at safe points (``iter_chunks``), so the ids
+        are exact."""
         workers = workers or default_workers()
         if workers == 1 or sum(map(len, texts)) < BATCH_MIN_CHARS:
             return [self.encode(t, allowed_special, disallowed_special) for t in texts]
