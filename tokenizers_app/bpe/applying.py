@@ -24,12 +24,20 @@ LONG_PIECE = 64  # pre-tokens longer than this (in bytes) are merged with a heap
 
 class MergeTable:
     """``ranks``: ``left id << 32 | right id -> rank``; ``merged[rank]``: the new id;
-    ``byte_ids[b]``: the id of byte ``b``."""
+    ``byte_ids[b]``: the id of byte ``b``.
+
+    The loops read ranks from ``after[left id][right id]``: a dict per left id, indexed by id
+    (a list when the ids are dense, else a dict), which costs no new int per lookup, unlike
+    ``ranks``. When the single-byte tokens have ids below 256, ``bytes.translate`` maps a
+    pre-token's bytes to their ids in C.
+    """
 
     def __init__(self, ranks: dict[int, int], merged: list[int], byte_ids: list[int]):
         self.ranks, self.merged, self.byte_ids = ranks, merged, byte_ids
         table = self._pair_table()
         self.rows = [table[first::256] for first in range(256)]
+        self.after = self._after()
+        self.translation = bytes(byte_ids) if max(byte_ids) < 256 else None
 
     def _pair_table(self) -> list[int]:
         """Rank of each pair of bytes, at index ``first | second << 8``."""
@@ -41,6 +49,16 @@ class MergeTable:
                 table[first | second << 8] = rank
         return table
 
+    def _after(self):
+        """``after[left][right] -> rank`` for every id that can appear in a pre-token."""
+        by_left: dict[int, dict[int, int]] = {}
+        for pair, rank in self.ranks.items():
+            by_left.setdefault(pair >> SHIFT, {})[pair & 0xFFFFFFFF] = rank
+        ids = set(self.byte_ids).union(self.merged)
+        if max(ids) < 4 * len(ids) + 1024:
+            return [by_left.get(token_id, {}) for token_id in range(max(ids) + 1)]
+        return {token_id: by_left.get(token_id, {}) for token_id in ids}
+
     def byte_pair_ranks(self, data: bytes) -> list[int]:
         """Ranks of the pairs of adjacent bytes, read from the 65536-entry table in C: row
         ``first`` of ``self.rows`` holds the ranks of the pairs ``(first, second)``."""
@@ -50,19 +68,19 @@ class MergeTable:
         """The ids of each pre-token, as tuples. One loop over all of them, with the tables
         bound to locals, costs about a tenth less than a call per pre-token.
         ``rank_of[i]`` is the rank of the pair at ``ids[i]``."""
-        byte_id, ranks_of, long = self.byte_ids.__getitem__, self.byte_pair_ranks, self.bpe_long
-        get, merged = self.ranks.get, self.merged
+        byte_id, translation, long = self.byte_ids.__getitem__, self.translation, self.bpe_long
+        row, cell, after, merged = self.rows.__getitem__, list.__getitem__, self.after, self.merged
         out = []
         for data in pieces:
-            ids = list(map(byte_id, data))
+            ids = list(data.translate(translation)) if translation else list(map(byte_id, data))
             if len(ids) < 2:
                 out.append(tuple(ids))
                 continue
-            rank_of = ranks_of(data)
+            rank_of = list(map(cell, map(row, data), data[1:]))
             if len(ids) > LONG_PIECE:
                 out.append(tuple(long(ids, rank_of)))
                 continue
-            while rank_of:
+            while True:
                 rank = min(rank_of)
                 if rank == NO_RANK:
                     break
@@ -70,15 +88,17 @@ class MergeTable:
                 new = ids[i] = merged[rank]
                 del ids[i + 1], rank_of[i]
                 if i:
-                    rank_of[i - 1] = get(ids[i - 1] << SHIFT | new, NO_RANK)
+                    rank_of[i - 1] = after[ids[i - 1]].get(new, NO_RANK)
                 if i < len(rank_of):
-                    rank_of[i] = get(new << SHIFT | ids[i + 1], NO_RANK)
+                    rank_of[i] = after[new].get(ids[i + 1], NO_RANK)
+                elif not i:
+                    break  # one token is left
             out.append(tuple(ids))
         return out
 
     def bpe_long(self, ids: list[int], rank_of: list[int]) -> list[int]:
         """A heap of ``(rank, position)`` over linked symbols; stale entries are skipped."""
-        get, merged = self.ranks.get, self.merged
+        after, merged = self.after, self.merged
         nxt = list(range(1, len(ids) + 1))
         nxt[-1] = -1
         prv = list(range(-1, len(ids) - 1))
@@ -87,14 +107,14 @@ class MergeTable:
         while heap:
             rank, i = heapq.heappop(heap)
             j = nxt[i]
-            if j < 0 or get(ids[i] << SHIFT | ids[j]) != rank:
-                continue  # stale
+            if j < 0 or ids[i] < 0 or after[ids[i]].get(ids[j]) != rank:
+                continue  # stale: a symbol merged away, or a pair that changed
             ids[i], ids[j], nxt[i] = merged[rank], -1, nxt[j]
             if nxt[i] >= 0:
                 prv[nxt[i]] = i
-                _push(heap, get(ids[i] << SHIFT | ids[nxt[i]]), i)
+                _push(heap, after[ids[i]].get(ids[nxt[i]]), i)
             if prv[i] >= 0:
-                _push(heap, get(ids[prv[i]] << SHIFT | ids[i]), prv[i])
+                _push(heap, after[ids[prv[i]]].get(ids[i]), prv[i])
         return [token for token in ids if token >= 0]
 
 
