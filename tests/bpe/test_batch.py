@@ -43,12 +43,37 @@ def test_a_worker_whose_cache_overflows_empties_it_and_stays_exact(trained, chun
     assert batch.encode_chunks(cold, chunks, "all", "all", 2) == expected
 
 
-def test_each_needed_pre_token_has_exactly_one_owner():
-    holders = [{"a", "b", "c", "x"}, {"b", "c", "d"}, {"c", "d", "e", "x"}]
-    for piece in set().union(*holders):
-        owners = [index for index, held in enumerate(holders)
-                  if piece in held and batch._owns(piece, index, holders)]
-        assert len(owners) == 1, piece
+@pytest.mark.parametrize("workers", [2, 3])
+def test_each_new_pre_token_is_merged_once_in_all_workers(trained, chunks, workers, tmp_path,
+                                                          monkeypatch):
+    """Every worker appends what it merges to one file; no pre-token is there twice, and all
+    of the batch's pre-tokens are."""
+    log = tmp_path / "merged.txt"
+    cold = _cold(trained)
+    bpe_many = cold._table.bpe_many
+
+    def logged(pieces):
+        pieces = list(pieces)
+        with open(log, "ab") as out:  # one append per call: whole lines from every process
+            out.write(b"".join(repr(piece).encode() + b"\n" for piece in pieces))
+        return bpe_many(pieces)
+
+    monkeypatch.setattr(cold._table, "bpe_many", logged)
+    monkeypatch.setattr(batch, "ROUND_CHARS", 10**9)  # one round: nothing is cached before
+    batch.encode_chunks(cold, chunks, "all", "all", workers)
+    merged = log.read_bytes().splitlines()
+    wanted = {repr(piece.encode()).encode() for chunk in chunks
+              for part in cold._pre_tokenize(chunk, "all", "all") if type(part) is list
+              for piece in part}
+    assert len(merged) == len(set(merged))
+    assert set(merged) == wanted
+
+
+def test_deal_gives_each_piece_to_one_worker_by_hash():
+    pieces = {f"p{i}" for i in range(100)}
+    dealt = batch.deal(pieces, 3)
+    assert sorted(sum(dealt, [])) == sorted(pieces)
+    assert all(hash(piece) % 3 == index for index, group in enumerate(dealt) for piece in group)
 
 
 def test_slices_cut_in_order_by_characters():

@@ -2,20 +2,21 @@
 
 This process is worker 0 (its cache keeps what it learns); the others are forked, so they inherit
 the tokenizer, its cache and the chunks to encode; only pre-tokens, their ids and packed ids
-cross the pipes. A cold cache makes BPE the larger part of
-the work, and two halves of a text share about a third of their distinct pre-tokens, so the
-workers share them out instead of each merging all of its own. The batch runs in rounds of at
-most ``ROUND_CHARS`` characters per worker (which bounds the pre-tokens held at once); in each:
+cross the pipes. A cold cache makes BPE the larger part of the work, and two halves of a text
+share about a third of their distinct pre-tokens, so the workers share them out instead of each
+merging all of its own: a pre-token belongs to the worker its hash points to (forked workers
+share the hash seed). The batch runs in rounds of at most ``ROUND_CHARS`` characters per worker
+(which bounds the pre-tokens held at once); in each:
 
-1. every worker pre-tokenizes its chunks and announces the distinct pre-tokens its cache lacks;
-2. worker 0 passes each announcement to the other workers, and each worker merges the
-   pre-tokens it owns: those it alone needs, and its deal of those several need (``_owns``);
-3. worker 0 passes each worker's results to the others, which add them to their caches;
-4. every worker looks up the ids of its chunks; the forked ones send them packed as 32-bit
+1. every worker pre-tokenizes its chunks and asks each other worker to merge the pre-tokens its
+   cache lacks that belong to that worker;
+2. every worker merges the pre-tokens that belong to it, its own and those it was asked for,
+   and answers each request with their ids;
+3. every worker looks up the ids of its chunks; the forked ones send them packed as 32-bit
    numbers.
 
-Worker 0 forwards the others' messages as bytes, without unpickling them. A worker that fails
-sends its exception in place of its next message, and worker 0 raises it.
+Messages go through worker 0, which forwards them as bytes, without unpickling them. A worker
+that fails sends its exception in place of its next message, and worker 0 raises it.
 """
 
 from __future__ import annotations
@@ -52,15 +53,17 @@ def encode_chunks(tokenizer, chunks: list[str], allowed_special, disallowed_spec
             processes.append(process)
         gc.unfreeze()
 
-        def exchange(message: bytes) -> list[bytes]:
-            """Worker 0's side: gather the others' messages, hand each worker everyone else's
-            (in worker order), keep the others' for itself."""
-            messages = [message] + [_receive(pipe, index) for index, pipe in enumerate(pipes, 1)]
+        def exchange(messages: list[bytes]) -> list[bytes]:
+            """Worker 0's side: ``messages[j]`` goes to worker ``j``; gather the others'
+            messages and hand each worker those addressed to it (in worker order); return those
+            addressed to worker 0."""
+            sent = [messages] + [pickle.loads(_receive(pipe, index))
+                                 for index, pipe in enumerate(pipes, 1)]
             for index, pipe in enumerate(pipes, 1):
-                for other, data in enumerate(messages):
+                for other, addressed in enumerate(sent):
                     if other != index:
-                        pipe.send_bytes(data)
-            return messages[1:]
+                        pipe.send_bytes(addressed[index])
+            return [addressed[0] for addressed in sent[1:]]
 
         out: list[list[int]] = [[] for _ in chunks]
         for round_index in range(rounds):
@@ -110,22 +113,11 @@ def _receive(pipe, index: int) -> memoryview:
     return memoryview(data)[1:]
 
 
-def _owns(piece: str, index: int, holders: list[set[str]]) -> bool:
-    """Whether worker ``index``, which needs ``piece``, merges it: the worker its hash points to
-    if that one needs it too, else the first worker that needs it. Forked workers share the
-    hash seed, so they all agree."""
-    dealt = hash(piece) % len(holders)
-    if dealt == index:
-        return True
-    if piece in holders[dealt]:
-        return False
-    return not any(piece in holders[other] for other in range(index))
-
-
-def _round(job: tuple, index: int, start: int, end: int, exchange) -> list[list[int]]:
-    """One round of worker ``index`` over chunks ``start:end``: announce, merge its own share,
-    take the others' results, look up its ids. ``exchange(message)`` sends this worker's
-    message and returns the other workers' (in worker order)."""
+def _round(job: tuple, index: int, start: int, end: int, exchange) -> list:
+    """One round of worker ``index`` over chunks ``start:end``: ask, merge what belongs to it,
+    answer, look up its ids. ``exchange(messages)`` sends ``messages[j]`` to worker ``j`` and
+    returns the messages the other workers addressed to this one (in worker order). Worker 0
+    returns lists of ids; the others return them packed as 32-bit numbers, ready to send."""
     tokenizer, chunks, _plan, allowed_special, disallowed_special, workers = job
     cache = tokenizer._cache
     parts = [tokenizer._pre_tokenize(chunk, allowed_special, disallowed_special)
@@ -136,15 +128,45 @@ def _round(job: tuple, index: int, start: int, end: int, exchange) -> list[list[
     if len(cache) + len(missing) > tokenizer.cache_size:
         cache.clear()
         missing = pieces
-    others = iter(exchange(pickle.dumps(list(missing), pickle.HIGHEST_PROTOCOL)))
-    holders = [missing if other == index else set(pickle.loads(next(others)))
-               for other in range(workers)]
-    mine = [piece for piece in missing if _owns(piece, index, holders)]
-    merged = tokenizer._table.bpe_many(map(str.encode, mine))
-    cache.update(zip(mine, merged))
-    for results in exchange(pickle.dumps((mine, merged), pickle.HIGHEST_PROTOCOL)):
-        cache.update(zip(*pickle.loads(results)))
-    return [tokenizer._lookup(chunk_parts) for chunk_parts in parts]
+    dealt = deal(missing, workers)
+    others = [other for other in range(workers) if other != index]
+    asks = [b"" if other == index else pickle.dumps(group, pickle.HIGHEST_PROTOCOL)
+            for other, group in enumerate(dealt)]
+    asked = [pickle.loads(message) for message in exchange(asks)]
+    mine = list(set(dealt[index]).union(*asked))
+    merged = dict(zip(mine, tokenizer._table.bpe_many(map(str.encode, mine))))
+    cache.update(merged)
+    answers = dict(zip(others, [pickle.dumps(list(map(merged.__getitem__, group)),
+                                             pickle.HIGHEST_PROTOCOL) for group in asked]))
+    replies = exchange([answers.get(other, b"") for other in range(workers)])
+    for other, reply in zip(others, replies):
+        cache.update(zip(dealt[other], pickle.loads(reply)))
+    if index == 0:
+        return [tokenizer._lookup(chunk_parts) for chunk_parts in parts]
+    return _packed_lookup(parts, pieces, cache)
+
+
+def deal(pieces, workers: int) -> list[list[str]]:
+    """``pieces`` dealt to ``workers`` by hash: ``deal(pieces, n)[j]`` belongs to worker ``j``."""
+    dealt: list[list[str]] = [[] for _ in range(workers)]
+    for piece in pieces:
+        dealt[hash(piece) % workers].append(piece)
+    return dealt
+
+
+def _packed_lookup(parts: list[list], pieces: set[str], cache: dict) -> list[bytes]:
+    """The ids of each chunk packed as 32-bit numbers: each pre-token's ids are packed once, and
+    a chunk's are joined in C (which costs less than building lists of ids and packing them)."""
+    pieces = list(pieces)
+    packed = dict(zip(pieces, map(_pack, map(cache.__getitem__, pieces))))
+    return [b"".join([_pack((part,)) if type(part) is int else b"".join(map(packed.__getitem__,
+                                                                             part))
+                      for part in chunk_parts])
+            for chunk_parts in parts]
+
+
+def _pack(ids) -> bytes:
+    return array("i", ids).tobytes()
 
 
 def _work(key: int, index: int, pipe) -> None:
@@ -153,14 +175,13 @@ def _work(key: int, index: int, pipe) -> None:
     job = _JOBS[key]
     workers = job[-1]
 
-    def exchange(message: bytes) -> list[bytes]:
-        pipe.send_bytes(_OK + message)
+    def exchange(messages: list[bytes]) -> list[bytes]:
+        pipe.send_bytes(_OK + pickle.dumps(messages, pickle.HIGHEST_PROTOCOL))
         return [pipe.recv_bytes() for _ in range(workers - 1)]
 
     try:
         for start, end in job[2][index::workers]:
-            ids = _round(job, index, start, end, exchange)
-            packed = [array("i", chunk_ids).tobytes() for chunk_ids in ids]
+            packed = _round(job, index, start, end, exchange)
             pipe.send_bytes(_OK + pickle.dumps(packed, pickle.HIGHEST_PROTOCOL))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to worker 0
         try:
