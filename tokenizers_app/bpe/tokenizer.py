@@ -7,7 +7,8 @@ the ids of GPT-2, tiktoken and Hugging Face ``tokenizers`` for the same vocab an
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import chain
+from functools import reduce
+from operator import iadd
 
 from .applying import SHIFT, MergeTable
 from .batch import encode_chunks
@@ -115,13 +116,14 @@ class Tokenizer:
 
     def _ids_of(self, pieces: list[str]) -> list[int]:
         """The ids of a list of pre-tokens. The fast path: they are looked up in the cache and
-        their ids joined in C (``map``, ``chain``); on a miss, the distinct pre-tokens missing
-        from the cache run BPE in Python, and the lookup is done again."""
+        their ids joined in C (``reduce`` adding each tuple to one list, which costs less than
+        ``chain``'s iterator per tuple); on a miss, the distinct pre-tokens missing from the
+        cache run BPE in Python, and the lookup is done again."""
         try:
-            return list(chain.from_iterable(map(self._cache.__getitem__, pieces)))
+            return reduce(iadd, map(self._cache.__getitem__, pieces), [])
         except KeyError:
             self._learn(pieces)
-            return list(chain.from_iterable(map(self._cache.__getitem__, pieces)))
+            return reduce(iadd, map(self._cache.__getitem__, pieces), [])
 
     def _learn(self, pieces: list[str]) -> None:
         """Run BPE on the pre-tokens missing from the cache and store their ids. A full cache
