@@ -25,14 +25,17 @@ NAMED_PATTERNS: dict[str, str | None] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATT
 # out as classes of the characters `regex` puts in them, restricted to the Basic Multilingual
 # Plane: `re` runs these two to three times faster than `regex` runs the originals, but only on
 # text without characters above U+FFFF (which go to `regex`). A run that ends its alternative is
-# possessive (``++``), which changes nothing but the speed. Equality with `regex` over every BMP
-# character is tested in tests/bpe/test_pretokenize.py. In gpt2, letters come first: they are
-# the most common, and no other alternative can start where they do.
+# possessive (``++``), which changes nothing but the speed. An optional leading character is
+# written as two alternatives, one without it and one with it (`` ?x`` as ``x| x``): `re` skips an
+# alternative whose first character cannot match without entering it, which makes the split about
+# a tenth faster. Equality with `regex` over every BMP character is tested in
+# tests/bpe/test_pretokenize.py. In gpt2, letters come first: they are the most common, and no
+# other alternative can start where they do.
 _BMP_TEMPLATES = {
-    "gpt2": r""" ?[{L}]++| ?[{N}]++|'(?:[st]|re|ve|m|ll|d)| ?[^{S}{L}{N}]++"""
-            r"""|[{S}]+(?![^{S}])|[{S}]+""",
-    "gpt4": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n{L}{N}]?+[{L}]+|[{N}]{{1,3}}| ?[^{S}{L}{N}]++[\r\n]*"""
-            r"""|[{S}]*[\r\n]|[{S}]+(?![^{S}])|[{S}]+""",
+    "gpt2": r"""[{L}]++| [{L}]++|[{N}]++| [{N}]++|'(?:[st]|re|ve|m|ll|d)|[^{S}{L}{N}]++"""
+            r"""| [^{S}{L}{N}]++|[{S}]+(?![^{S}])|[{S}]+""",
+    "gpt4": r"""'(?i:[sdmt]|ll|ve|re)|[{L}]+|[^\r\n{L}{N}][{L}]+|[{N}]{{1,3}}"""
+            r"""|[^{S}{L}{N}]++[\r\n]*| [^{S}{L}{N}]++[\r\n]*|[{S}]*[\r\n]|[{S}]+(?![^{S}])|[{S}]+""",
 }
 _ABOVE_BMP = re.compile("[\U00010000-\U0010ffff]")
 
