@@ -42,6 +42,8 @@ def encode_chunks(tokenizer, chunks: list[str], allowed_special, disallowed_spec
     _JOBS[key] = (tokenizer, chunks, plan, allowed_special, disallowed_special, workers)
     context = multiprocessing.get_context("fork")
     pipes, processes = [], []
+    collecting = gc.isenabled()
+    gc.disable()  # the batch makes no reference cycles: collecting would only cost time
     gc.freeze()  # the workers do not copy pages just to collect this process's objects
     try:
         for index in range(1, workers):
@@ -65,7 +67,7 @@ def encode_chunks(tokenizer, chunks: list[str], allowed_special, disallowed_spec
                         pipe.send_bytes(addressed[index])
             return [addressed[0] for addressed in sent[1:]]
 
-        out: list[list[int]] = [[] for _ in chunks]
+        out: list = [None] * len(chunks)
         for round_index in range(rounds):
             start, end = plan[round_index * workers]
             out[start:end] = _round(_JOBS[key], 0, start, end, exchange)
@@ -77,6 +79,8 @@ def encode_chunks(tokenizer, chunks: list[str], allowed_special, disallowed_spec
         return out
     finally:
         gc.unfreeze()
+        if collecting:
+            gc.enable()
         del _JOBS[key]
         for pipe in pipes:
             pipe.close()
@@ -171,7 +175,6 @@ def _pack(ids) -> bytes:
 
 def _work(key: int, index: int, pipe) -> None:
     """A forked worker: its rounds, talking to worker 0 through ``pipe``."""
-    gc.disable()  # a short life that makes no cycles: collecting would only cost time
     job = _JOBS[key]
     workers = job[-1]
 

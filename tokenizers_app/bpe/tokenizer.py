@@ -196,13 +196,13 @@ class Tokenizer:
                 for chunk in iter_chunks([text], allowed, self.pretokenizer.line_cuts, 1 << 18)]
         chunk_ids = encode_chunks(self, [chunk for _, chunk in jobs], allowed_special,
                                   disallowed_special, workers)
-        out: list[list[int]] = [[] for _ in texts]
+        out: list = [None] * len(texts)  # no empty lists made: they would set off collections
         for (index, _chunk), ids in zip(jobs, chunk_ids):
-            if out[index]:
-                out[index] += ids
-            else:
+            if out[index] is None:
                 out[index] = ids
-        return out
+            else:
+                out[index] += ids
+        return [ids if ids is not None else [] for ids in out]
 
     # -- decoding -----------------------------------------------------------------------------
 
