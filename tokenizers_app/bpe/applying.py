@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 NO_RANK = 1 << 62
 SHIFT = 32
-LONG_PIECE = 64  # pre-tokens longer than this (in bytes) are merged with a heap
+LONG_PIECE = 32  # pre-tokens longer than this (in bytes) are merged with a heap (faster from ~28)
 
 
 class MergeTable:
