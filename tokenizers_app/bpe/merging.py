@@ -14,9 +14,11 @@ alphabet of symbols given as their UTF-8 bytes (character-level BPE).
 from __future__ import annotations
 
 import heapq
+import sys
 from array import array
-from collections import defaultdict
-from itertools import chain
+from collections import Counter, defaultdict, deque
+from itertools import accumulate, chain, repeat
+from operator import call
 
 SHIFT = 32
 LOW = (1 << SHIFT) - 1
@@ -42,18 +44,23 @@ class MergeState:
         self.tick = tick  # called every TICK_EVERY steps of the build, for progress and stop
         self.sym = symbol_array(word_counts, alphabet_size)
         size = len(self.sym)
+        lengths = list(map(len, word_counts))
         self.nxt = array("i", range(1, size + 1))
         self.prv = array("i", range(-1, size - 1))
-        self.freq = array("q", bytes(8 * size))
-        start = 0
-        for index, (word, count) in enumerate(word_counts.items()):
+        nxt, prv = self.nxt, self.prv
+        for index, end in enumerate(accumulate(lengths)):
             if not index % TICK_EVERY:
                 tick()
-            end = start + len(word)
-            self.prv[start], self.nxt[end - 1] = -1, -1
-            self.freq[start:end] = array("q", [count]) * len(word)
-            start = end
-        self.counts, self.where = self._count_pairs()
+            nxt[end - 1] = -1
+            if end < size:
+                prv[end] = -1
+        self.freq = array("q", chain.from_iterable(map(repeat, word_counts.values(), lengths)))
+        if isinstance(next(iter(word_counts), b""), bytes):
+            # byte-level words: the pairs are counted and indexed in C, not a step per position
+            self.counts = byte_pair_counts(word_counts, tick)
+            self.where = byte_pair_positions(b"".join(word_counts), tick)
+        else:
+            self.counts, self.where = self._count_pairs()
 
     def _count_pairs(self):
         """Initial weighted pair counts and the positions of each pair."""
@@ -109,11 +116,71 @@ class MergeState:
         return fresh
 
 
+def byte_pair_positions(data: bytes, tick=lambda: None) -> dict[int, array]:
+    """Where each pair of adjacent bytes starts in ``data``, in increasing order, as ``left <<
+    SHIFT | right -> positions``. Pairs across two words are listed too: ``merge`` skips them,
+    as the left one ends its word. Each position is appended to its pair's array in C: the
+    pairs are read as 16-bit numbers (``_pair_keys``) and ``operator.call`` applies the arrays'
+    ``append``."""
+    keys = _pair_keys(data)
+    tick()
+    arrays = {key: array("i") for key in set(keys)}
+    appends: list = [None] * 65536
+    for key, positions in arrays.items():
+        appends[key] = positions.append
+    consume = deque(maxlen=0).extend
+    for start in range(0, len(keys), TICK_EVERY * 16):
+        tick()
+        end = start + TICK_EVERY * 16
+        consume(map(call, map(appends.__getitem__, keys[start:end]), range(start, end)))
+    return defaultdict(lambda: array("i"), ((_pair_of_key(key), positions)
+                                            for key, positions in arrays.items()))
+
+
+def _pair_keys(data: bytes) -> array:
+    """``keys[p]``: the bytes ``data[p]``, ``data[p + 1]`` as one 16-bit number in this machine's
+    byte order (see ``_pair_of_key``), built in C from the even and the odd offsets."""
+    keys = array("H", bytes(2 * max(0, len(data) - 1)))
+    keys[0::2] = array("H", data[:len(data) // 2 * 2])
+    keys[1::2] = array("H", data[1:1 + (len(data) - 1) // 2 * 2])
+    return keys
+
+
+def _pair_of_key(key: int) -> int:
+    """The pair ``left << SHIFT | right`` held in a 16-bit key of ``_pair_keys``."""
+    low, high = key & 255, key >> 8
+    return low << SHIFT | high if sys.byteorder == "little" else high << SHIFT | low
+
+
+def byte_pair_counts(word_counts: dict[bytes, int], tick=lambda: None) -> dict[int, int]:
+    """Weighted counts of the pairs of adjacent bytes in the words, as ``left << SHIFT |
+    right -> count``. Words of equal count are joined and their pairs counted in C
+    (``Counter`` over the 16-bit keys of ``_pair_keys``); the pairs across two joined words
+    are taken off again."""
+    by_count: dict[int, list[bytes]] = defaultdict(list)
+    for word, count in word_counts.items():
+        by_count[count].append(word)
+    counts: dict[int, int] = defaultdict(int)
+    for count, words in by_count.items():
+        tick()
+        pairs = Counter(_pair_keys(b"".join(words)))
+        pairs.subtract(array("H", bytes(chain.from_iterable(  # read as _pair_keys reads them
+            (left[-1], right[0]) for left, right in zip(words, words[1:])))))
+        for key, occurrences in pairs.items():
+            if occurrences:
+                counts[_pair_of_key(key)] += count * occurrences
+    return counts
+
+
+_UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
+
+
 def symbol_array(words, alphabet_size: int = 256) -> array:
     """The symbols of all words end to end: ``symbol_array([b"ab", b"c"]) -> array("i", [97,
     98, 99])``; ``symbol_array([(0, 2), (1,)], 3) -> array("i", [0, 2, 1])``."""
     if isinstance(next(iter(words), b""), bytes):
-        sym = array("i", iter(b"".join(words)))  # the fast path: the bytes are read in C
+        sym = array("i")  # the fast path, in C: each byte widened to 32 bits by a codec
+        sym.frombytes(b"".join(words).decode("latin-1").encode(_UTF32))
         if alphabet_size >= 256:
             return sym
     else:
