@@ -195,3 +195,26 @@ def test_training_equals_the_reference_on_a_larger_varied_text(pattern):
     expected = reference_train(texts, 256 + 1 + 250, ["<|endoftext|>"], pattern)
     result = train_bpe(texts, 256 + 1 + 250, special_tokens=["<|endoftext|>"], pattern=pattern)
     assert (result.vocab, result.merges, result.merge_counts) == expected
+
+
+@pytest.mark.parametrize("defer_bits", [1, 2, 4])
+def test_new_pairs_held_out_of_the_heap_come_back_in_time(defer_bits, monkeypatch):
+    """New pairs far below the merge's count wait outside the heap; merging still equals the
+    reference, with pairs held and let back in along the way."""
+    from tokenizers_app.bpe import merging
+
+    released = []
+    release = merging.Deferred.release
+
+    def spy(self):
+        pairs = release(self)
+        released.extend(pairs)
+        return pairs
+
+    monkeypatch.setattr(merging, "DEFER_BITS", defer_bits)
+    monkeypatch.setattr(merging.Deferred, "release", spy)
+    texts = list(SAMPLES.values())
+    expected = reference_train(texts, 256 + 700, [], "gpt2")
+    result = train_bpe(texts, 256 + 700)
+    assert released
+    assert (result.vocab, result.merges, result.merge_counts) == expected

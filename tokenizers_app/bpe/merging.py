@@ -212,11 +212,20 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
     heap = [(-count, (keys[pair >> SHIFT], keys[pair & LOW]), pair)
             for pair, count in state.counts.items() if count > 0]
     heapq.heapify(heap)
+    deferred = Deferred()
     merges: list[tuple[bytes, bytes]] = []
     counts: list[int] = []
     while len(merges) < num_merges:
         # choose the best pair: highest count, then the tie-break
         pair, count = _pop_best(heap, state.counts)
+        while deferred.may_hold(count):  # a deferred pair may beat it: let them in first
+            if pair is not None:
+                heapq.heappush(heap, (-count, (keys[pair >> SHIFT], keys[pair & LOW]), pair))
+            for held in deferred.release():
+                if state.counts.get(held, 0) > 0:
+                    key = (keys[held >> SHIFT], keys[held & LOW])
+                    heapq.heappush(heap, (-state.counts[held], key, held))
+            pair, count = _pop_best(heap, state.counts)
         if pair is None or count < min_frequency:
             break
         # record the merge as a new token
@@ -225,16 +234,47 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
         counts.append(count)
         tokens.append(left + right)
         keys.append(order_key(left + right))
-        # rewrite the words that hold it; the new pairs are pushed with their counts
+        # rewrite the words that hold it; the new pairs are pushed with their counts, but
+        # those far below this merge's count wait in `deferred`
+        below = count.bit_length() - DEFER_BITS
         for fresh in state.merge(pair, len(tokens) - 1):
-            if state.counts[fresh] > 0:
+            gained = state.counts[fresh]
+            if gained <= 0:
+                continue
+            if gained.bit_length() <= below:
+                deferred.hold(fresh, gained)
+            else:
                 key = (keys[fresh >> SHIFT], keys[fresh & LOW])
-                heapq.heappush(heap, (-state.counts[fresh], key, fresh))
+                heapq.heappush(heap, (-gained, key, fresh))
         if ticker:
             ticker("merge", len(merges), num_merges)
     if ticker:
         ticker("merge", len(merges), len(merges), force=True)  # done, even when it stopped early
     return merges, counts
+
+
+DEFER_BITS = 4  # new pairs under 1/16 of the merge's count wait outside the heap
+
+
+class Deferred:
+    """New pairs kept out of the heap while their count is far below the best: most never
+    come near it, so they never cost a push. They are held in buckets by the bit length of
+    their count when held; counts only fall, so a pair in bucket ``k`` is below ``2**k`` for
+    good, and the heap's best is safe while it is at least ``2**k`` for the highest ``k``."""
+
+    def __init__(self):
+        self.buckets: dict[int, list[int]] = defaultdict(list)
+
+    def hold(self, pair: int, count: int) -> None:
+        self.buckets[count.bit_length()].append(pair)
+
+    def may_hold(self, count: int) -> bool:
+        """Whether a held pair may count ``count`` or more (``count`` 0: the heap is empty)."""
+        return bool(self.buckets) and count < 1 << max(self.buckets)
+
+    def release(self) -> list[int]:
+        """The pairs of the highest bucket, out of the buckets."""
+        return self.buckets.pop(max(self.buckets))
 
 
 def _pop_best(heap, counts):
