@@ -44,13 +44,23 @@ def test_line_cuts_make_ranges_without_special_tokens(tmp_path):
     assert total == count_chunk(text, PreTokenizer("gpt2"), [])
 
 
-def test_parallel_counting_in_processes_equals_one_process(corpus, monkeypatch):
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_parallel_counting_in_processes_equals_one_process(corpus, monkeypatch, method):
     path, text = corpus
     monkeypatch.setattr(counting, "RANGE_BYTES", 20_000)
+    monkeypatch.setattr(counting, "pool_start_method", lambda: method)
     done = []
     parallel = counting.count_file_parallel(path, "gpt2", SPECIALS, 2, done.append)
-    assert parallel == count_chunk(text, PreTokenizer("gpt2"), SPECIALS)
-    assert sum(done) == len(text.encode())
+    expected = count_chunk(text, PreTokenizer("gpt2"), SPECIALS)
+    assert parallel == {word.encode(): count for word, count in expected.items()}
+    assert len(done) > 4 and sum(done) == len(text.encode())
+
+
+def test_workers_fork_only_where_no_other_thread_runs(monkeypatch):
+    monkeypatch.setattr(counting.threading, "active_count", lambda: 1)
+    assert counting.pool_start_method() == "fork"
+    monkeypatch.setattr(counting.threading, "active_count", lambda: 2)
+    assert counting.pool_start_method() == "spawn"
 
 
 def test_a_bad_byte_in_a_range_names_its_file_offset(tmp_path):

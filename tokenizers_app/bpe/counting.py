@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import multiprocessing
 import os
+import threading
 from bisect import bisect_left
 from collections import Counter
 from itertools import accumulate
@@ -20,6 +21,7 @@ import regex
 from .pretokenize import LINE_CUT, PreTokenizer, special_regex, split_special
 
 RANGE_BYTES = 4 << 20
+MIN_RANGE_BYTES = 1 << 20
 WAIT_SECONDS = 0.2
 TICK_CHARS = 1 << 20
 WINDOW_BYTES = 1 << 16
@@ -144,21 +146,29 @@ def count_range(path, start: int, end: int, pattern: str,
     return count_chunk(text, PreTokenizer(pattern), special_tokens)
 
 
-def _count_range_job(job) -> tuple[int, Counter]:
+def _count_range_job(job) -> tuple[int, dict[bytes, int]]:
+    """A worker's job: the counts of a range, with the pre-tokens already as UTF-8 bytes."""
     path, start, end, pattern, special_tokens = job
-    return end - start, count_range(path, start, end, pattern, special_tokens)
+    counts = count_range(path, start, end, pattern, special_tokens)
+    return end - start, dict(zip(map(str.encode, counts), counts.values()))
 
 
 def count_file_parallel(path, pattern: str, special_tokens: list[str], workers: int,
-                        on_range=None) -> Counter:
-    """Count a file's pre-tokens in ``workers`` processes. ``on_range(bytes)`` is called after
-    each range, and with 0 at least every ``WAIT_SECONDS`` while waiting; it may raise to stop
-    (the pool is then terminated)."""
+                        on_range=None) -> dict[bytes, int]:
+    """Count a file's pre-tokens (as UTF-8 bytes) in ``workers`` processes. ``on_range(bytes)``
+    is called after each range, and with 0 at least every ``WAIT_SECONDS`` while waiting; it
+    may raise to stop (the pool is then terminated)."""
+    # at least two ranges per worker, so that no worker is left with one range more at the end
+    range_bytes = min(RANGE_BYTES,
+                      max(MIN_RANGE_BYTES, -(-os.path.getsize(path) // (2 * workers))))
     jobs = [(os.fspath(path), a, b, pattern, special_tokens)
-            for a, b in plan_ranges(path, pattern, special_tokens)]
-    counts: Counter = Counter()
+            for a, b in plan_ranges(path, pattern, special_tokens, range_bytes)]
+    counts: dict[bytes, int] = {}
     on_range = on_range or (lambda size: None)
-    context = multiprocessing.get_context("spawn")
+    method = pool_start_method()
+    if method == "fork":
+        PreTokenizer(pattern).compile()  # the workers inherit the compiled patterns
+    context = multiprocessing.get_context(method)
     with context.Pool(min(workers, len(jobs))) as pool:
         results = pool.imap_unordered(_count_range_job, jobs)
         for _ in jobs:
@@ -168,12 +178,22 @@ def count_file_parallel(path, pattern: str, special_tokens: list[str], workers: 
                     break
                 except multiprocessing.TimeoutError:
                     on_range(0)
-            add_counts(counts, part)
+            if counts:
+                add_counts(counts, part)
+            else:
+                counts = part  # the first range's counts are the start of the total
             on_range(size)
     return counts
 
 
-def add_counts(total: Counter, part: Counter) -> None:
+def pool_start_method() -> str:
+    """``fork`` when this process runs one thread (a forked worker starts at once, with the
+    modules and compiled patterns it needs), else ``spawn``: forking a process that runs
+    other threads may copy a lock one of them holds."""
+    return "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
+
+
+def add_counts(total: dict, part: dict) -> None:
     """``total += part`` (``Counter.update`` without its per-call overhead)."""
     get = total.get
     for word, count in part.items():

@@ -84,6 +84,12 @@ class PreTokenizer:
         self.checked = self.pattern not in NAMED_PATTERNS  # custom regexes must prove lossless
         self._bmp = self.pattern if self.pattern in _BMP_TEMPLATES else None
 
+    def compile(self) -> PreTokenizer:
+        """Build the patterns now rather than on first use (before forking workers, say)."""
+        if self._bmp is not None:
+            bmp_regex(self._bmp)
+        return self
+
     def _matcher(self, text: str):
         """The compiled pattern for ``text``: `re`'s BMP version of a named pattern when the text
         has no character above U+FFFF, else `regex`'s."""

@@ -107,6 +107,7 @@ def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str
 
     Files of more than two ranges are counted in ``workers`` processes (default: all cores)."""
     counts: Counter[str] = Counter()
+    byte_counts: dict[bytes, int] = {}  # from the files counted in parallel
     total, done = source_size(source), 0
     workers = workers or default_workers()
     ticker("count", 0, total, force=True)
@@ -116,8 +117,8 @@ def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str
                 nonlocal done
                 done += size
                 ticker("count", done, max(total, done))
-            add_counts(counts, count_file_parallel(path, pretokenizer.pattern, special_tokens,
-                                                   workers, on_range))
+            add_counts(byte_counts, count_file_parallel(path, pretokenizer.pattern,
+                                                        special_tokens, workers, on_range))
             continue
         for chunk in iter_chunks(blocks, special_tokens, pretokenizer.line_cuts):
             tick = lambda: ticker("count", done, max(total, done))  # noqa: E731
@@ -125,7 +126,11 @@ def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str
             done += len(chunk.encode())
             ticker("count", done, max(total, done))
     ticker("count", done, max(total, done), force=True)
-    return {word.encode(): count for word, count in counts.items()}
+    if not counts:
+        return byte_counts
+    word_counts = dict(zip(map(str.encode, counts), counts.values()))
+    add_counts(word_counts, byte_counts)
+    return word_counts
 
 
 def tie_break_key(left: bytes, right: bytes) -> tuple[bytes, bytes]:
