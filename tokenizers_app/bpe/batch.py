@@ -174,7 +174,8 @@ def _pack(ids) -> bytes:
 
 
 def _work(key: int, index: int, pipe) -> None:
-    """A forked worker: its rounds, talking to worker 0 through ``pipe``."""
+    """A forked worker: its rounds, talking to worker 0 through ``pipe``. It inherits the
+    paused garbage collector: a short life that makes no reference cycles."""
     job = _JOBS[key]
     workers = job[-1]
 
