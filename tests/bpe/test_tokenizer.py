@@ -179,7 +179,7 @@ def test_a_merge_whose_parts_are_missing_is_rejected():
 
 
 def test_encode_batch_in_processes_equals_encoding_one_by_one(ours, big_text):
-    texts = _documents(big_text, 50_000) + [big_text[:600_000] + ENDOFTEXT + "tail"]
+    texts = [""] + _documents(big_text, 50_000) + [big_text[:600_000] + ENDOFTEXT + "tail", ""]
     assert sum(map(len, texts)) > 1 << 20  # large enough to use the worker processes
     expected = [ours.encode(t, allowed_special="all") for t in texts]
     assert ours.encode_batch(texts, allowed_special="all", workers=2) == expected
