@@ -218,3 +218,20 @@ def test_new_pairs_held_out_of_the_heap_come_back_in_time(defer_bits, monkeypatc
     result = train_bpe(texts, 256 + 700)
     assert released
     assert (result.vocab, result.merges, result.merge_counts) == expected
+
+
+def test_files_counted_in_processes_train_like_one_process(tmp_path, monkeypatch):
+    """Two files large enough for the worker processes, and a text counted here: the counts
+    of both kinds add up to those of one process."""
+    from tests.bpe.corpora import varied_text
+    from tokenizers_app.bpe import counting
+
+    monkeypatch.setattr(counting, "RANGE_BYTES", 20_000)
+    paths = []
+    for seed in (3, 4):
+        paths.append(tmp_path / f"part{seed}.txt")
+        paths[-1].write_text(varied_text(120_000, seed=seed), encoding="utf-8")
+    source = [paths[0], "a text counted in this process, " * 50, paths[1]]
+    parallel = train_bpe(source, 256 + 300, workers=2)
+    alone = train_bpe(source, 256 + 300, workers=1)
+    assert (parallel.merges, parallel.merge_counts) == (alone.merges, alone.merge_counts)

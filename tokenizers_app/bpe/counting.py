@@ -178,10 +178,7 @@ def count_file_parallel(path, pattern: str, special_tokens: list[str], workers: 
                     break
                 except multiprocessing.TimeoutError:
                     on_range(0)
-            if counts:
-                add_counts(counts, part)
-            else:
-                counts = part  # the first range's counts are the start of the total
+            counts = summed(counts, part)
             on_range(size)
     return counts
 
@@ -191,6 +188,15 @@ def pool_start_method() -> str:
     modules and compiled patterns it needs), else ``spawn``: forking a process that runs
     other threads may copy a lock one of them holds."""
     return "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
+
+
+def summed(total: dict, part: dict) -> dict:
+    """``total`` with ``part`` added in place, or ``part`` itself while ``total`` is empty (the
+    first table is then not copied)."""
+    if not total:
+        return part
+    add_counts(total, part)
+    return total
 
 
 def add_counts(total: dict, part: dict) -> None:

@@ -18,6 +18,7 @@ from .counting import (
     count_file_parallel,
     default_workers,
     is_large_file,
+    summed,
 )
 from .merging import learn_merges
 from .pretokenize import PreTokenizer, check_special_tokens, iter_chunks
@@ -117,8 +118,8 @@ def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str
                 nonlocal done
                 done += size
                 ticker("count", done, max(total, done))
-            add_counts(byte_counts, count_file_parallel(path, pretokenizer.pattern,
-                                                        special_tokens, workers, on_range))
+            byte_counts = summed(byte_counts, count_file_parallel(
+                path, pretokenizer.pattern, special_tokens, workers, on_range))
             continue
         for chunk in iter_chunks(blocks, special_tokens, pretokenizer.line_cuts):
             tick = lambda: ticker("count", done, max(total, done))  # noqa: E731
