@@ -32,10 +32,11 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
 from tokenizers_app.bpe import Tokenizer  # noqa: E402
+from tokenizers_app.bpe.canonical import content_digest  # noqa: E402
 from tokenizers_app.bpe.formats import dumps_tokenizer, loads_tokenizer  # noqa: E402
 from tokenizers_app.bpe.training import build_vocab  # noqa: E402
 from tokenizers_app.models import Tokenizer as TokenizerRecord  # noqa: E402
-from tokenizers_app.models import TokenizerVersion, content_digest  # noqa: E402
+from tokenizers_app.models import TokenizerVersion  # noqa: E402
 
 SPECIALS = ["<|endoftext|>"]
 BENCH_PREFIX = f"bench-roundtrip-{os.getpid()}-"

@@ -50,7 +50,7 @@ ENCODERS = {
         lambda docs, ours, tik, hf: [hf.encode(d, add_special_tokens=False).ids for d in docs],
     "HF tokenizers, batch (all cores)":
         lambda docs, ours, tik, hf: [e.ids for e in hf.encode_batch(docs,
-                                                                     add_special_tokens=False)],
+                                                                    add_special_tokens=False)],
 }
 
 

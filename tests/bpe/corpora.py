@@ -30,14 +30,14 @@ def _random_cjk(rng: random.Random, n: int) -> str:
 
 
 def _random_emoji(rng: random.Random, n: int) -> str:
-    pieces = ["👍", "👍🏽", "👨‍👩‍👧‍👦", "🇯🇵", "❤️", "🙂", "🎉", "🧑🏿‍🚀", " ", "\n", "🏳️‍🌈", "x"]
-    return "".join(rng.choice(pieces) for _ in range(n))
+    fragments = ["👍", "👍🏽", "👨‍👩‍👧‍👦", "🇯🇵", "❤️", "🙂", "🎉", "🧑🏿‍🚀", " ", "\n", "🏳️‍🌈", "x"]
+    return "".join(rng.choice(fragments) for _ in range(n))
 
 
 def _random_whitespace(rng: random.Random, n: int) -> str:
-    pieces = [" ", "  ", "\t", "\n", "\r\n", "\u3000", "\xa0", "word", "'s", "'ll", "123456",
-              "!!", " ?", "\n\n\n", "    ", "é", "ü"]
-    return "".join(rng.choice(pieces) for _ in range(n))
+    fragments = [" ", "  ", "\t", "\n", "\r\n", "\u3000", "\xa0", "word", "'s", "'ll", "123456",
+                 "!!", " ?", "\n\n\n", "    ", "é", "ü"]
+    return "".join(rng.choice(fragments) for _ in range(n))
 
 
 def _random_unicode(rng: random.Random, n: int) -> str:

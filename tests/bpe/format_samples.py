@@ -44,4 +44,4 @@ def trained(pattern: str, specials: bool, vocab_size: int = 700) -> Tokenizer:
 def same_tokenizer(a: Tokenizer, b: Tokenizer) -> bool:
     """Same merges, vocab, special tokens and pattern."""
     return (a.merges, a.vocab, a.special_ids, a.pattern) == (b.merges, b.vocab, b.special_ids,
-                                                              b.pattern)
+                                                             b.pattern)

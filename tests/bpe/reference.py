@@ -1,14 +1,31 @@
-"""A plain, obviously-correct reference trainer: the oracle for the fast one.
+"""The plain, obviously-correct versions of the core's fast paths: the oracles they are tested
+against (as tiktoken keeps ``_educational.py``).
 
-Pre-tokenize each text whole; then, for every merge, recount all pairs from scratch, take the pair
-with the highest count (ties: the lexicographically greatest pair of byte strings), merge it
-everywhere, repeat.
+- ``reference_train``: pre-tokenize each text whole; then, for every merge, recount all pairs
+  from scratch, take the pair with the highest count (ties: the lexicographically greatest pair
+  of byte strings), merge it everywhere, repeat. Twin of ``training.train_bpe`` and
+  ``training_loop.learn_merges``.
+- ``reference_train_char``: the same for character-level BPE with ``</w>``. Twin of
+  ``char_bpe.train_char_bpe``.
+- ``reference_bpe`` / ``reference_encode``: within each pre-token, merge the pair of lowest rank
+  present (leftmost on a tie) until none is left. Twin of ``encoding_loop.MergeTable`` and
+  ``Tokenizer.encode_ordinary``.
+- ``reference_evaluate``: every metric line by line, with every token's span. Twin of
+  ``evaluation.evaluate`` (``totals``, ``pretoken_totals``).
 """
 
 import re
+from collections import Counter
 
 import regex
 
+from tokenizers_app.bpe.metrics import (
+    BYTE_LEVEL,
+    count_cut_characters,
+    count_split_words,
+    metrics_of,
+    word_spans,
+)
 from tokenizers_app.bpe.pretokenize import NAMED_PATTERNS
 
 
@@ -21,10 +38,10 @@ def reference_words(texts, special_tokens, pattern) -> dict[bytes, int]:
             alternatives = sorted(special_tokens, key=len, reverse=True)
             segments = re.split("|".join(map(re.escape, alternatives)), text)
         for segment in segments:
-            pieces = [segment] if source is None else regex.findall(source, segment)
-            for piece in pieces:
-                if piece:
-                    words[piece.encode()] = words.get(piece.encode(), 0) + 1
+            pretokens = [segment] if source is None else regex.findall(source, segment)
+            for pretoken in pretokens:
+                if pretoken:
+                    words[pretoken.encode()] = words.get(pretoken.encode(), 0) + 1
     return words
 
 
@@ -64,3 +81,99 @@ def _merge_everywhere(words, pair):
                 i += 1
         merged[tuple(out)] = merged.get(tuple(out), 0) + count
     return merged
+
+
+def reference_bpe(merges: list[tuple[bytes, bytes]], pretoken: bytes) -> list[bytes]:
+    """The tokens of one pre-token: merge the pair of lowest rank present (leftmost on a tie)
+    until no pair has a rank. ``reference_bpe([(b"a", b"b")], b"abab") -> [b"ab", b"ab"]``"""
+    ranks: dict[tuple[bytes, bytes], int] = {}
+    for rank, pair in enumerate(merges):
+        ranks.setdefault(pair, rank)
+    parts = [bytes([b]) for b in pretoken]
+    while True:
+        ranked = [(ranks[pair], i) for i, pair in enumerate(zip(parts, parts[1:])) if pair in ranks]
+        if not ranked:
+            return parts
+        _rank, i = min(ranked)
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+
+
+def reference_encode(merges: list[tuple[bytes, bytes]], pattern: str, text: str) -> list[bytes]:
+    """The tokens of a text (no special tokens): pre-tokenize with ``regex``, then
+    ``reference_bpe`` each pre-token. Twin of ``Tokenizer.encode_ordinary``."""
+    source = NAMED_PATTERNS.get(pattern, pattern)
+    pretokens = [text] if source is None else regex.findall(source, text)
+    return [token for pretoken in pretokens if pretoken
+            for token in reference_bpe(merges, pretoken.encode())]
+
+
+def reference_evaluate(tokenizer, lines) -> dict:
+    """The plain computation, line by line, with every token's span: the oracle for the fast
+    ``evaluate``, which counts each distinct pre-token or run once."""
+    special_ids = set(tokenizer.special_ids.values())
+    totals, id_counts, covered = Counter(), Counter(), {}
+    for line in lines:
+        ids = tokenizer.encode_ordinary(line)
+        words = word_spans(line)
+        spans = [(start, end) for _id, start, end in tokenizer.token_spans(line, ())]
+        totals.update(bytes=len(line.encode()), chars=len(line), tokens=len(ids),
+                      words=len(words), lines=1, split_words=count_split_words(words, spans),
+                      lossless_lines=tokenizer.decode(ids) == line)
+        id_counts.update(ids)
+        if tokenizer.algorithm == "byte_bpe":
+            own_words = [w for w in tokenizer.pretokenizer.split(line) if not w.isspace()]
+        else:
+            own_words = tokenizer.split_words(line)
+        for word in own_words:
+            if word not in covered:
+                word_ids = tokenizer.encode_ordinary(word)
+                covered[word] = len(word_ids) == 1 and word_ids[0] not in special_ids
+            totals.update(own_words=1, covered_words=covered[word])
+        if tokenizer.algorithm in BYTE_LEVEL:
+            multibyte, cut = count_cut_characters(line, {b for span in spans for b in span})
+            totals.update(multibyte_chars=multibyte, cut_chars=cut)
+        else:
+            totals.update(unknown_chars=tokenizer.unknown_count(line))
+    totals.update(distinct_own_words=len(covered), distinct_covered_words=sum(covered.values()))
+    return metrics_of(tokenizer, totals, id_counts, seconds=1.0)
+
+
+WORDS = {"whitespace": r"\S+", "word_punct": r"\w+|[^\w\s]+"}
+
+
+def reference_train_char(text, vocab_size, lowercase=False, split="whitespace",
+                         min_word_frequency=1, min_frequency=1):
+    """The plain character-level trainer: recount every pair at each step, take the best by
+    count, then by the tie-break on UTF-8 bytes. Twin of ``char_bpe.train_char_bpe``."""
+    words = regex.findall(WORDS[split], text)
+    counts = Counter(w.lower() if lowercase else w for w in words)
+    spelled = {tuple([*w[:-1], w[-1] + "</w>"]): c for w, c in counts.items()
+               if c >= min_word_frequency}
+    alphabet = sorted({s for word in spelled for s in word}, key=str.encode)
+    merges, merge_counts = [], []
+    while 1 + len(alphabet) + len(merges) < vocab_size:
+        pairs = Counter()
+        for word, count in spelled.items():
+            for pair in zip(word, word[1:]):
+                pairs[pair] += count
+        if not pairs:
+            break
+        best = max(pairs, key=lambda p: (pairs[p], (p[0].encode(), p[1].encode())))
+        if pairs[best] < min_frequency:
+            break
+        merges.append(best)
+        merge_counts.append(pairs[best])
+        spelled = {merge_symbols(word, best): count for word, count in spelled.items()}
+    return alphabet, merges, merge_counts
+
+
+def merge_symbols(word, pair):
+    out, i = [], 0
+    while i < len(word):
+        if word[i:i + 2] == pair:
+            out.append(pair[0] + pair[1])
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)

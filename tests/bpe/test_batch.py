@@ -52,28 +52,28 @@ def test_each_new_pre_token_is_merged_once_in_all_workers(trained, chunks, worke
     cold = _cold(trained)
     bpe_many = cold._table.bpe_many
 
-    def logged(pieces):
-        pieces = list(pieces)
+    def logged(pretokens):
+        pretokens = list(pretokens)
         with open(log, "ab") as out:  # one append per call: whole lines from every process
-            out.write(b"".join(repr(piece).encode() + b"\n" for piece in pieces))
-        return bpe_many(pieces)
+            out.write(b"".join(repr(pretoken).encode() + b"\n" for pretoken in pretokens))
+        return bpe_many(pretokens)
 
     monkeypatch.setattr(cold._table, "bpe_many", logged)
     monkeypatch.setattr(batch, "ROUND_CHARS", 10**9)  # one round: nothing is cached before
     batch.encode_chunks(cold, chunks, "all", "all", workers)
     merged = log.read_bytes().splitlines()
-    wanted = {repr(piece.encode()).encode() for chunk in chunks
+    wanted = {repr(pretoken.encode()).encode() for chunk in chunks
               for part in cold._pre_tokenize(chunk, "all", "all") if type(part) is list
-              for piece in part}
+              for pretoken in part}
     assert len(merged) == len(set(merged))
     assert set(merged) == wanted
 
 
-def test_deal_gives_each_piece_to_one_worker_by_hash():
-    pieces = {f"p{i}" for i in range(100)}
-    dealt = batch.deal(pieces, 3)
-    assert sorted(sum(dealt, [])) == sorted(pieces)
-    assert all(hash(piece) % 3 == index for index, group in enumerate(dealt) for piece in group)
+def test_deal_gives_each_pretoken_to_one_worker_by_hash():
+    pretokens = {f"p{i}" for i in range(100)}
+    dealt = batch.deal(pretokens, 3)
+    assert sorted(sum(dealt, [])) == sorted(pretokens)
+    assert all(hash(pretoken) % 3 == index for index, group in enumerate(dealt) for pretoken in group)
 
 
 def test_slices_cut_in_order_by_characters():

@@ -1,7 +1,6 @@
 """Character-level BPE: training against a plain reference trainer, encoding against Hugging
 Face ``tokenizers``, and the tokenizer's contract."""
 
-from collections import Counter
 
 import pytest
 import regex
@@ -10,9 +9,10 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers
 
+from tests.bpe.reference import reference_train_char
 from tokenizers_app.bpe.char_bpe import CharBPETokenizer, train_char_bpe
-from tokenizers_app.bpe.merging import learn_merges
-from tokenizers_app.bpe.training import TrainingCancelled, tie_break_key, train_bpe
+from tokenizers_app.bpe.training import TrainingCancelled, train_bpe
+from tokenizers_app.bpe.training_loop import learn_merges
 
 ENGLISH = ("The quick brown fox jumps over the lazy dog. The dog sleeps; the fox doesn't! "
            "low lower lowest newer newest wider widest, new news -- the end?\n") * 3
@@ -22,45 +22,6 @@ EMOJI = "I ❤️ 🍕 🍕🍕 👍🏽 👨‍👩‍👧 🍕 ❤️ ok 👍 
 WHITESPACE = "a  b\t\tc\n\n\nd   e \u3000 f\u00a0g  \r\n  a b c\n\nab  ab\tabc "
 CORPORA = {"english": ENGLISH, "chinese": CHINESE, "japanese": JAPANESE, "emoji": EMOJI,
            "whitespace": WHITESPACE}
-WORDS = {"whitespace": r"\S+", "word_punct": r"\w+|[^\w\s]+"}
-
-
-def reference_train(text, vocab_size, lowercase=False, split="whitespace",
-                    min_word_frequency=1, min_frequency=1):
-    """The plain trainer: recount every pair at each step, take the best by count, then by the
-    tie-break on UTF-8 bytes."""
-    words = regex.findall(WORDS[split], text)
-    counts = Counter(w.lower() if lowercase else w for w in words)
-    spelled = {tuple([*w[:-1], w[-1] + "</w>"]): c for w, c in counts.items()
-               if c >= min_word_frequency}
-    alphabet = sorted({s for word in spelled for s in word}, key=str.encode)
-    merges, merge_counts = [], []
-    while 1 + len(alphabet) + len(merges) < vocab_size:
-        pairs = Counter()
-        for word, count in spelled.items():
-            for pair in zip(word, word[1:]):
-                pairs[pair] += count
-        if not pairs:
-            break
-        best = max(pairs, key=lambda p: (pairs[p], tie_break_key(p[0].encode(), p[1].encode())))
-        if pairs[best] < min_frequency:
-            break
-        merges.append(best)
-        merge_counts.append(pairs[best])
-        spelled = {merge_symbols(word, best): count for word, count in spelled.items()}
-    return alphabet, merges, merge_counts
-
-
-def merge_symbols(word, pair):
-    out, i = [], 0
-    while i < len(word):
-        if word[i:i + 2] == pair:
-            out.append(pair[0] + pair[1])
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return tuple(out)
 
 
 def hf_tokenizer(result, split="whitespace", lowercase=False):
@@ -78,7 +39,7 @@ def hf_tokenizer(result, split="whitespace", lowercase=False):
 @pytest.mark.parametrize("split", ["whitespace", "word_punct"])
 def test_training_equals_the_reference_trainer(name, split):
     result = train_char_bpe([CORPORA[name]], vocab_size=200, split=split)
-    alphabet, merges, merge_counts = reference_train(CORPORA[name], 200, split=split)
+    alphabet, merges, merge_counts = reference_train_char(CORPORA[name], 200, split=split)
     assert result.merges == merges
     assert result.merge_counts == merge_counts
     assert list(result.vocab.values()) == ["<unk>", *alphabet, *(a + b for a, b in merges)]
@@ -90,7 +51,7 @@ def test_training_equals_the_reference_trainer_on_random_text(text, vocab_size):
     if not text.split():
         return
     result = train_char_bpe([text], vocab_size)
-    alphabet, merges, merge_counts = reference_train(text, vocab_size)
+    alphabet, merges, merge_counts = reference_train_char(text, vocab_size)
     assert (result.merges, result.merge_counts) == (merges, merge_counts)
 
 

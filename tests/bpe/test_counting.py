@@ -26,10 +26,13 @@ def test_ranges_count_exactly_like_the_whole_file(corpus, pattern):
     assert ranges[0][0] == 0 and ranges[-1][1] == len(text.encode())
     assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
     assert len(ranges) > 10
-    total = Counter()
+    total, ticked, ticks = Counter(), Counter(), []
     for start, end in ranges:
         total.update(count_range(path, start, end, pattern, SPECIALS))
-    assert total == count_chunk(text, PreTokenizer(pattern), SPECIALS)
+        ticked.update(count_range(path, start, end, pattern, SPECIALS,
+                                  lambda done, all_chars: ticks.append((done, all_chars))))
+    assert total == ticked == count_chunk(text, PreTokenizer(pattern), SPECIALS)
+    assert ticks and all(0 < done <= all_chars for done, all_chars in ticks)
 
 
 def test_line_cuts_make_ranges_without_special_tokens(tmp_path):

@@ -25,7 +25,7 @@ def char_tokenizer(lowercase: bool, split: str, specials: bool) -> CharBPETokeni
 
 def _same(a: CharBPETokenizer, b: CharBPETokenizer) -> bool:
     return (a.vocab, a.merges, a.special_ids, a.unk_token) == (b.vocab, b.merges, b.special_ids,
-                                                                b.unk_token)
+                                                               b.unk_token)
 
 
 @pytest.mark.parametrize(("lowercase", "split", "specials"), OPTIONS, ids=OPTION_IDS)

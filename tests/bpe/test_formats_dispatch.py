@@ -9,7 +9,9 @@ from tokenizers_app.bpe.formats import detect_format, dumps_tokenizer, loads_tok
 EXPECTED_FILES = {"native": ["tokenizer.json"], "hf": ["tokenizer.json"],
                   "gpt2": ["vocab.json", "merges.txt"],
                   "tiktoken": ["tokenizer.tiktoken", "tokenizer.json"],
-                  "minbpe": ["tokenizer.model"]}
+                  "minbpe": ["tokenizer.model"],
+                  "transformers": ["tokenizer.json", "tokenizer_config.json",
+                                   "special_tokens_map.json"]}
 
 
 @pytest.mark.parametrize("format", FORMATS)

@@ -3,8 +3,14 @@ import json
 import pytest
 import tiktoken
 
-from tests.bpe.format_samples import (CASE_IDS, CASES, TRAINING_TEXT, probe_texts,
-                                      same_tokenizer, trained)
+from tests.bpe.format_samples import (
+    CASE_IDS,
+    CASES,
+    TRAINING_TEXT,
+    probe_texts,
+    same_tokenizer,
+    trained,
+)
 from tests.fixtures import gpt2_fixture_dir
 from tokenizers_app.bpe import load_tokenizer, save_tokenizer
 from tokenizers_app.bpe.formats import dumps_tokenizer
@@ -33,7 +39,7 @@ def test_the_gpt2_fixture_encodes_like_tiktoken_built_from_the_same_files(gpt2_d
     ours = load_tokenizer(gpt2_dir)
     for text in probe_texts(False) + ["Hello world<|endoftext|> again", TRAINING_TEXT[:3000]]:
         assert ours.encode(text, allowed_special="all") == peer.encode(text,
-                                                                      allowed_special="all")
+                                                                       allowed_special="all")
 
 
 @pytest.mark.parametrize(("pattern", "specials"), CASES, ids=CASE_IDS)

@@ -4,8 +4,14 @@ import pytest
 import tokenizers
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
-from tests.bpe.format_samples import (CASE_IDS, CASES, TRAINING_TEXT, probe_texts,
-                                      same_tokenizer, trained)
+from tests.bpe.format_samples import (
+    CASE_IDS,
+    CASES,
+    TRAINING_TEXT,
+    probe_texts,
+    same_tokenizer,
+    trained,
+)
 from tokenizers_app.bpe import Tokenizer, load_tokenizer, save_tokenizer
 from tokenizers_app.bpe.formats import dumps_tokenizer
 from tokenizers_app.bpe.formats.hf_json import loads

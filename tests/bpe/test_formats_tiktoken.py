@@ -4,7 +4,13 @@ import json
 import pytest
 import tiktoken
 
-from tests.bpe.format_samples import CASE_IDS, CASES, probe_texts, same_tokenizer, trained
+from tests.bpe.format_samples import (
+    CASE_IDS,
+    CASES,
+    probe_texts,
+    same_tokenizer,
+    trained,
+)
 from tokenizers_app.bpe import Tokenizer, load_tokenizer, save_tokenizer
 from tokenizers_app.bpe.formats import dumps_tokenizer
 from tokenizers_app.bpe.formats.tiktoken import loads, recover_merges
@@ -30,7 +36,7 @@ def test_tiktoken_built_from_the_export_gives_our_ids(tmp_path, pattern, special
     peer = _peer(rank_file, sidecar)
     for text in probe_texts(specials):
         assert peer.encode(text, allowed_special="all") == ours.encode(text,
-                                                                      allowed_special="all")
+                                                                       allowed_special="all")
         assert peer.encode_ordinary(text) == ours.encode_ordinary(text)
 
 

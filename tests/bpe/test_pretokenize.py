@@ -17,16 +17,16 @@ from tokenizers_app.bpe.pretokenize import (
 SPECIALS = ["<|endoftext|>", "<|end|>", "<|e|>\n<|f|>"]
 
 # Text built from the characters that make pre-tokenization subtle: whitespace of every kind,
-# newlines, letters, digits, punctuation, apostrophes and pieces of special tokens.
+# newlines, letters, digits, punctuation, apostrophes and parts of special tokens.
 ALPHABET = list(" \t\n\r\u3000\xa0aZé字'sl1!?.-<|>ef") + ["\r\n", "'ll", "<|e|>", "<|end|>"]
 texts = st.lists(st.sampled_from(ALPHABET), max_size=120).map("".join)
 
 
-def _pieces(chunks, pretokenizer, specials):
+def _pretokens(chunks, pretokenizer, specials):
     out = []
     for chunk in chunks:
-        for piece, is_special in split_special(chunk, special_regex(specials)):
-            out.extend([piece] if is_special else pretokenizer.split(piece))
+        for segment, is_special in split_special(chunk, special_regex(specials)):
+            out.extend([segment] if is_special else pretokenizer.split(segment))
     return out
 
 
@@ -39,7 +39,7 @@ def test_chunks_pre_tokenize_exactly_like_the_whole_text(pattern, text, cuts, si
     blocks = [text[a:b] for a, b in zip(bounds, bounds[1:])]
     chunks = list(iter_chunks(blocks, SPECIALS, pretokenizer.line_cuts, chunk_chars=size))
     assert "".join(chunks) == text
-    assert _pieces(chunks, pretokenizer, SPECIALS) == _pieces([text], pretokenizer, SPECIALS)
+    assert _pretokens(chunks, pretokenizer, SPECIALS) == _pretokens([text], pretokenizer, SPECIALS)
 
 
 @pytest.mark.parametrize("pattern", ["none", r"\w+|\s+|[^\w\s]+"])
@@ -48,7 +48,7 @@ def test_chunks_pre_tokenize_exactly_like_the_whole_text(pattern, text, cuts, si
 def test_patterns_without_line_cuts_are_cut_only_after_special_tokens(pattern, text, size):
     pretokenizer = PreTokenizer(pattern)
     chunks = list(iter_chunks([text], SPECIALS, pretokenizer.line_cuts, chunk_chars=size))
-    assert _pieces(chunks, pretokenizer, SPECIALS) == _pieces([text], pretokenizer, SPECIALS)
+    assert _pretokens(chunks, pretokenizer, SPECIALS) == _pretokens([text], pretokenizer, SPECIALS)
 
 
 def test_chunks_are_cut_at_lone_newlines_between_words():
@@ -64,9 +64,9 @@ def test_a_special_token_split_across_blocks_is_kept_whole():
 
 
 def test_the_longest_special_token_wins_at_a_position():
-    pieces = list(split_special("a<|end|>b<|endoftext|>", special_regex(["<|end|>",
-                                                                         "<|endoftext|>"])))
-    assert pieces == [("a", False), ("<|end|>", True), ("b", False), ("<|endoftext|>", True)]
+    parts = list(split_special("a<|end|>b<|endoftext|>", special_regex(["<|end|>",
+                                                                        "<|endoftext|>"])))
+    assert parts == [("a", False), ("<|end|>", True), ("b", False), ("<|endoftext|>", True)]
 
 
 def test_gpt2_pattern_splits_like_gpt2():
@@ -125,8 +125,8 @@ def test_the_bmp_pattern_splits_every_bmp_character_like_regex(pattern):
 @settings(max_examples=300, deadline=None)
 @given(text=st.one_of(st.text(max_size=80), texts))
 def test_split_equals_the_regex_pattern_on_any_text(pattern, text):
-    pieces = PreTokenizer(pattern).split(text)
-    assert pieces == regex.findall(NAMED_PATTERNS[pattern], text)
+    parts = PreTokenizer(pattern).split(text)
+    assert parts == regex.findall(NAMED_PATTERNS[pattern], text)
 
 
 def test_text_above_the_bmp_goes_to_regex():

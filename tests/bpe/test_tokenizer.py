@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.bpe.corpora import SAMPLES, varied_text
+from tests.bpe.reference import reference_encode
 from tests.fixtures import gpt2_fixture_dir
 from tokenizers_app.bpe import Tokenizer, load_tokenizer, train_bpe
 from tokenizers_app.bpe.pretokenize import GPT2_PATTERN
@@ -134,6 +135,13 @@ def trained():
 def test_decode_inverts_encode_for_any_text(trained, text):
     assert trained.decode(trained.encode_ordinary(text)) == text
     assert trained.decode(trained.encode(text, allowed_special="all", disallowed_special=())) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=200))
+def test_encode_ordinary_equals_the_plain_encoder_for_any_text(trained, text):
+    tokens = [trained.vocab[i] for i in trained.encode_ordinary(text)]
+    assert tokens == reference_encode(trained.merges, trained.pattern, text)
 
 
 @settings(max_examples=200, deadline=None)

@@ -7,8 +7,12 @@ import pytest
 
 from tests.bpe.corpora import SAMPLES
 from tests.bpe.reference import reference_train
-from tokenizers_app.bpe import TrainingCancelled, train_bpe
-from tokenizers_app.bpe.training import learn_merges, tie_break_key
+from tokenizers_app.bpe import Tokenizer, TrainingCancelled, train_bpe
+from tokenizers_app.bpe.training import (
+    check_sweep,
+    has_standard_layout,
+    prefix_tokenizer,
+)
 
 PATTERNS = ["gpt2", "gpt4", "none", r"\w+|\s+|[^\w\s]+"]
 SPECIALS = [[], ["<|endoftext|>", "<|pad|>"]]
@@ -56,18 +60,6 @@ def test_merging_stops_when_no_pair_is_left():
     result = train_bpe(["ab ab"], vocab_size=1000)
     assert result.merges == [(b"a", b"b"), (b" ", b"ab")]
     assert len(result.vocab) == 258
-
-
-def test_ties_go_to_the_lexicographically_greatest_pair():
-    merges, counts = learn_merges({b"ab": 1, b"cd": 1, b"ca": 1}, 1)
-    assert merges == [(b"c", b"d")] and counts == [1]
-    assert max([(b"a", b"z"), (b"b", b"a")], key=lambda p: tie_break_key(*p)) == (b"b", b"a")
-
-
-def test_overlapping_pairs_are_counted_and_merged_left_to_right():
-    merges, counts = learn_merges({b"aaa": 2}, 2)
-    assert merges == [(b"a", b"a"), (b"aa", b"a")]
-    assert counts == [4, 2]
 
 
 def test_special_tokens_are_never_merged_across_or_into():
@@ -197,29 +189,6 @@ def test_training_equals_the_reference_on_a_larger_varied_text(pattern):
     assert (result.vocab, result.merges, result.merge_counts) == expected
 
 
-@pytest.mark.parametrize("defer_bits", [1, 2, 4])
-def test_new_pairs_held_out_of_the_heap_come_back_in_time(defer_bits, monkeypatch):
-    """New pairs far below the merge's count wait outside the heap; merging still equals the
-    reference, with pairs held and let back in along the way."""
-    from tokenizers_app.bpe import merging
-
-    released = []
-    release = merging.Deferred.release
-
-    def spy(self):
-        pairs = release(self)
-        released.extend(pairs)
-        return pairs
-
-    monkeypatch.setattr(merging, "DEFER_BITS", defer_bits)
-    monkeypatch.setattr(merging.Deferred, "release", spy)
-    texts = list(SAMPLES.values())
-    expected = reference_train(texts, 256 + 700, [], "gpt2")
-    result = train_bpe(texts, 256 + 700)
-    assert released
-    assert (result.vocab, result.merges, result.merge_counts) == expected
-
-
 def test_files_counted_in_processes_train_like_one_process(tmp_path, monkeypatch):
     """Two files large enough for the worker processes, and a text counted here: the counts
     of both kinds add up to those of one process."""
@@ -235,3 +204,29 @@ def test_files_counted_in_processes_train_like_one_process(tmp_path, monkeypatch
     parallel = train_bpe(source, 256 + 300, workers=2)
     alone = train_bpe(source, 256 + 300, workers=1)
     assert (parallel.merges, parallel.merge_counts) == (alone.merges, alone.merge_counts)
+
+
+def test_a_trained_tokenizer_has_the_standard_layout_and_a_renumbered_one_not():
+    tokenizer = train_bpe(list(SAMPLES.values()), 300, special_tokens=["<s>"]).tokenizer()
+    assert has_standard_layout(tokenizer)
+    size = len(tokenizer.vocab)
+    moved = {(i - 1) % size: token for i, token in tokenizer.vocab.items()}  # <s> last
+    assert not has_standard_layout(Tokenizer(moved, tokenizer.merges, ["<s>"]))
+
+
+@pytest.mark.parametrize("sizes, message", [
+    ([257], "sweep vocab size 257 must be an integer from 258 to 399"),
+    ([400], "from 258 to 399"), ([300.0], "300.0"), ([True], "True")])
+def test_sweep_sizes_must_lie_between_the_bytes_and_the_vocab_size(sizes, message):
+    with pytest.raises(ValueError, match=message):
+        check_sweep(sizes, 400, 2)
+
+
+def test_a_prefix_of_the_merges_is_what_training_to_that_size_gives():
+    texts = list(SAMPLES.values())
+    full = train_bpe(texts, 500, special_tokens=["<s>"]).tokenizer()
+    prefix = prefix_tokenizer(full, 400)
+    smaller = train_bpe(texts, 400, special_tokens=["<s>"])
+    assert (prefix.vocab, prefix.merges, prefix.merge_counts) == (
+        smaller.vocab, smaller.merges, smaller.merge_counts)
+    assert check_sweep([400, 300, 400], 500, 1) == [300, 400]

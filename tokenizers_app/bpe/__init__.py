@@ -5,8 +5,14 @@
 
 from .baselines import ByteTokenizer, CharTokenizer, WordTokenizer
 from .char_bpe import CharBPETokenizer, train_char_bpe
-from .formats import FORMATS, dumps_tokenizer, load_tokenizer, loads_tokenizer, save_tokenizer
-from .metrics import evaluate
+from .evaluation import evaluate
+from .formats import (
+    FORMATS,
+    dumps_tokenizer,
+    load_tokenizer,
+    loads_tokenizer,
+    save_tokenizer,
+)
 from .pretokenize import NAMED_PATTERNS
 from .tokenizer import Tokenizer
 from .training import TrainingCancelled, TrainResult, train_bpe

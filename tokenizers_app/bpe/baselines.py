@@ -1,6 +1,6 @@
 """Baseline tokenizers for comparison: characters, bytes, whitespace-separated words.
 
-Each offers what ``metrics.evaluate`` needs: ``algorithm``, ``vocab_size``, ``special_ids``,
+Each offers what ``evaluation.evaluate`` needs: ``algorithm``, ``vocab_size``, ``special_ids``,
 ``encode_ordinary``, ``decode``, ``token_bytes``, ``token_spans``, ``split_words`` and, for the
 ones that can lose text, ``unknown_count``. Their own words (``split_words``) are the
 whitespace-separated words.
@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from .char_bpe import split_regex
+from .checks import is_int
 
 WORD_RE = split_regex("whitespace")
 UNICODE_SIZE = 0x110000
@@ -111,7 +112,7 @@ class WordTokenizer:
         """The ``max_size`` most frequent words of a stream of lines; equal counts are ordered
         by their UTF-8 bytes: ``from_corpus(["b a", "c b"], 2).words -> ["<unk>", "b", "a"]``.
         """
-        if not isinstance(max_size, int) or isinstance(max_size, bool) or max_size < 1:
+        if not is_int(max_size) or max_size < 1:
             raise ValueError(f"max_size must be an integer >= 1, got {max_size!r}")
         counts: Counter[str] = Counter()
         for line in lines:

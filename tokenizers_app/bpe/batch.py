@@ -27,6 +27,8 @@ import pickle
 from array import array
 from itertools import chain
 
+from .encoding_loop import missing_keys
+
 ROUND_CHARS = 1 << 23  # characters per worker per round
 _OK, _ERROR = b"\x00", b"\x01"
 _JOBS: dict[int, tuple] = {}  # the work of a running batch, inherited by the forked workers
@@ -126,12 +128,9 @@ def _round(job: tuple, index: int, start: int, end: int, exchange) -> list:
     cache = tokenizer._cache
     parts = [tokenizer._pre_tokenize(chunk, allowed_special, disallowed_special)
              for chunk in chunks[start:end]]
-    pieces = set(chain.from_iterable(part for chunk_parts in parts
-                                     for part in chunk_parts if type(part) is list))
-    missing = pieces.difference(cache)
-    if len(cache) + len(missing) > tokenizer.cache_size:
-        cache.clear()
-        missing = pieces
+    pretokens = set(chain.from_iterable(part for chunk_parts in parts
+                                        for part in chunk_parts if type(part) is list))
+    missing = missing_keys(cache, pretokens, tokenizer.cache_size)
     dealt = deal(missing, workers)
     others = [other for other in range(workers) if other != index]
     asks = [b"" if other == index else pickle.dumps(group, pickle.HIGHEST_PROTOCOL)
@@ -147,24 +146,24 @@ def _round(job: tuple, index: int, start: int, end: int, exchange) -> list:
         cache.update(zip(dealt[other], pickle.loads(reply)))
     if index == 0:
         return [tokenizer._lookup(chunk_parts) for chunk_parts in parts]
-    return _packed_lookup(parts, pieces, cache)
+    return _packed_lookup(parts, pretokens, cache)
 
 
-def deal(pieces, workers: int) -> list[list[str]]:
-    """``pieces`` dealt to ``workers`` by hash: ``deal(pieces, n)[j]`` belongs to worker ``j``."""
+def deal(pretokens, workers: int) -> list[list[str]]:
+    """``pretokens`` dealt to ``workers`` by hash: ``deal(pretokens, n)[j]`` belongs to worker ``j``."""
     dealt: list[list[str]] = [[] for _ in range(workers)]
-    for piece in pieces:
-        dealt[hash(piece) % workers].append(piece)
+    for pretoken in pretokens:
+        dealt[hash(pretoken) % workers].append(pretoken)
     return dealt
 
 
-def _packed_lookup(parts: list[list], pieces: set[str], cache: dict) -> list[bytes]:
+def _packed_lookup(parts: list[list], pretokens: set[str], cache: dict) -> list[bytes]:
     """The ids of each chunk packed as 32-bit numbers: each pre-token's ids are packed once, and
     a chunk's are joined in C (which costs less than building lists of ids and packing them)."""
-    pieces = list(pieces)
-    packed = dict(zip(pieces, map(_pack, map(cache.__getitem__, pieces))))
+    pretokens = list(pretokens)
+    packed = dict(zip(pretokens, map(_pack, map(cache.__getitem__, pretokens))))
     return [b"".join([_pack((part,)) if type(part) is int else b"".join(map(packed.__getitem__,
-                                                                             part))
+                                                                            part))
                       for part in chunk_parts])
             for chunk_parts in parts]
 

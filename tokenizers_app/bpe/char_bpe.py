@@ -2,7 +2,7 @@
 
 Words are spelled as in ``char_tokenizer`` (``"low" -> ["l", "o", "w</w>"]``). The alphabet is the
 symbols seen in training; merges never cross words; the merge loop is byte-level BPE's
-(``merging.learn_merges``), whose tie-break (``training.tie_break_key``) compares the symbols'
+(``training_loop.learn_merges``), whose tie-break (``training_loop.tie_break_key``) compares the symbols'
 UTF-8 bytes.
 
 Token ids: special tokens first (in list order, ``<unk>`` among them), then the alphabet sorted
@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 import regex
 
 from .char_tokenizer import SPLITS, UNK, CharBPETokenizer, split_regex, word_symbols
+from .checks import is_int
 from .corpus import iter_documents, source_size
-from .merging import learn_merges
 from .pretokenize import check_special_tokens, iter_chunks, special_regex, split_special
 from .training import Progress, ShouldStop, Ticker
+from .training_loop import learn_merges
 
 __all__ = ["SPLITS", "UNK", "CharBPETokenizer", "CharTrainResult", "count_words", "spell_words",
            "split_regex", "train_char_bpe", "word_symbols"]
@@ -86,7 +87,7 @@ def _check_options(special_tokens, vocab_size, min_word_frequency, min_frequency
         raise ValueError(f"special tokens {special_tokens!r} must include {UNK!r}")
     for name, value in [("vocab_size", vocab_size), ("min_frequency", min_frequency),
                         ("min_word_frequency", min_word_frequency)]:
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        if not is_int(value) or value < 1:
             raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     if not isinstance(suffix, str) or not suffix:
         raise ValueError(f"end_of_word_suffix must be a non-empty string, got {suffix!r}")
@@ -106,9 +107,9 @@ def count_words(source, word_re: regex.Pattern, lowercase: bool, special_tokens:
     ticker("count", 0, total, force=True)
     for _name, blocks in iter_documents(source):
         for chunk in iter_chunks(blocks, special_tokens, line_cuts=True):  # cuts at whitespace
-            for piece, is_special in split_special(chunk, special):
+            for segment, is_special in split_special(chunk, special):
                 if not is_special:
-                    words = word_re.findall(piece)
+                    words = word_re.findall(segment)
                     counts.update([w.lower() for w in words] if lowercase else words)
             done += len(chunk.encode())
             ticker("count", done, max(total, done))

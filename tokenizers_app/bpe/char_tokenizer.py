@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import regex
 
-from .pretokenize import check_allowed_special, check_special_tokens, special_regex, split_special
-from .training import merge_word
+from .encoding_loop import merge_word, missing_keys
+from .pretokenize import (
+    check_allowed_special,
+    check_special_tokens,
+    special_regex,
+    split_special,
+)
 
 UNK = "<unk>"
 SPLITS = {"whitespace": r"\S+", "word_punct": r"\w+|[^\w\s]+"}  # \s is Unicode White_Space
@@ -106,16 +111,15 @@ class CharBPETokenizer:
         allowed = check_allowed_special(self.special_tokens, allowed_special,
                                         disallowed_special, text)
         ids: list[int] = []
-        for piece, is_special in split_special(text, special_regex(allowed)):
-            ids.extend([self.special_ids[piece]] if is_special else self.encode_ordinary(piece))
+        for segment, is_special in split_special(text, special_regex(allowed)):
+            ids.extend([self.special_ids[segment]] if is_special else self.encode_ordinary(segment))
         return ids
 
     def _encode_word(self, word: str) -> tuple[int, ...]:
         ids = self._cache.get(word)
         if ids is None:
             ids = tuple(self.bpe(word.lower() if self.lowercase else word))
-            if len(self._cache) >= CACHE_SIZE:
-                self._cache.clear()
+            missing_keys(self._cache, {word}, CACHE_SIZE)  # makes room
             self._cache[word] = ids
         return ids
 
@@ -151,18 +155,18 @@ class CharBPETokenizer:
         stands for (``<unk>`` one character); whitespace belongs to no token."""
         allowed = check_allowed_special(self.special_tokens, allowed_special, (), text)
         spans, offset = [], 0
-        for piece, is_special in split_special(text, special_regex(allowed)):
+        for segment, is_special in split_special(text, special_regex(allowed)):
             if is_special:
-                spans.append((self.special_ids[piece], offset, offset + len(piece.encode())))
+                spans.append((self.special_ids[segment], offset, offset + len(segment.encode())))
             else:
-                spans.extend(self._piece_spans(piece, offset))
-            offset += len(piece.encode())
+                spans.extend(self._segment_spans(segment, offset))
+            offset += len(segment.encode())
         return spans
 
-    def _piece_spans(self, piece: str, offset: int) -> list[tuple[int, int, int]]:
-        spans, chars = [], 0  # offset is the byte offset of character ``chars`` of the piece
-        for match in self.word_re.finditer(piece):
-            offset += len(piece[chars:match.start()].encode())
+    def _segment_spans(self, segment: str, offset: int) -> list[tuple[int, int, int]]:
+        spans, chars = [], 0  # offset is the byte offset of character ``chars`` of the segment
+        for match in self.word_re.finditer(segment):
+            offset += len(segment[chars:match.start()].encode())
             chars = match.start()
             spans.extend(self._word_spans(match.group(), offset))
         return spans

@@ -52,13 +52,34 @@ def _file_size(path) -> int:
         raise ValueError(f"cannot read corpus file {os.fspath(path)!r}: {exc.strerror}") from None
 
 
+class StrictUtf8:
+    """Decodes a byte stream as strict UTF-8, block by block; a bad byte raises ``ValueError``
+    naming ``what`` and the byte offset of the first bad byte in the stream (counted from
+    ``offset``): ``StrictUtf8("the corpus").decode(b"ab\\xff", final=True)`` raises "the corpus
+    is not valid UTF-8: byte 0xff at byte offset 2"."""
+
+    def __init__(self, what: str, offset: int = 0, hint: str = ""):
+        self.what, self.offset, self.hint = what, offset, hint
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+
+    def decode(self, data: bytes, final: bool = False) -> str:
+        pending = len(self.decoder.getstate()[0])  # bytes of a character cut by the last block
+        try:
+            text = self.decoder.decode(data, final=final)
+        except UnicodeDecodeError as exc:
+            where = self.offset - pending + exc.start
+            raise ValueError(f"{self.what} is not valid UTF-8: byte 0x{exc.object[exc.start]:02x} "
+                             f"at byte offset {where}{self.hint}") from None
+        self.offset += len(data)
+        return text
+
+
 def read_blocks(path, block_bytes: int = BLOCK_BYTES) -> Iterator[str]:
     """Decode a file as strict UTF-8, block by block.
 
     A byte that is not UTF-8 raises ``ValueError`` naming the file and the byte offset.
     """
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
-    offset = 0  # bytes handed to the decoder so far
+    decoder = StrictUtf8(f"corpus file {os.fspath(path)!r}")
     try:
         handle = open(path, "rb")
     except OSError as exc:
@@ -66,17 +87,20 @@ def read_blocks(path, block_bytes: int = BLOCK_BYTES) -> Iterator[str]:
     with handle:
         while True:
             data = handle.read(block_bytes)
-            pending = len(decoder.getstate()[0])
-            try:
-                text = decoder.decode(data, final=not data)
-            except UnicodeDecodeError as exc:
-                where = offset - pending + exc.start
-                raise ValueError(
-                    f"corpus file {os.fspath(path)!r} is not valid UTF-8: "
-                    f"byte 0x{exc.object[exc.start]:02x} at byte offset {where}"
-                ) from None
-            offset += len(data)
+            text = decoder.decode(data, final=not data)
             if text:
                 yield text
             if not data:
+                return
+
+
+def read_lines(path, max_bytes: int) -> Iterator[str]:
+    """The lines of a UTF-8 file, each with its newline, up to about ``max_bytes`` bytes (the
+    line that crosses the limit is the last)."""
+    seen = 0
+    with open(path, encoding="utf-8", newline="") as handle:
+        for line in handle:
+            yield line
+            seen += len(line.encode())
+            if seen >= max_bytes:
                 return

@@ -14,17 +14,26 @@ import os
 import threading
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Callable
 from itertools import accumulate
 
 import regex
 
-from .pretokenize import LINE_CUT, PreTokenizer, special_regex, split_special
+from .corpus import StrictUtf8
+from .pretokenize import (
+    LINE_CUT,
+    PreTokenizer,
+    iter_chunks,
+    special_regex,
+    split_special,
+)
 
 RANGE_BYTES = 4 << 20
 MIN_RANGE_BYTES = 1 << 20
 WAIT_SECONDS = 0.2
 TICK_CHARS = 1 << 20
 WINDOW_BYTES = 1 << 16
+TICK_BLOCK = 1 << 16  # characters per block when a range is counted with ticks
 _FIRST_LINE_CUTS = regex.compile(LINE_CUT)
 
 
@@ -120,30 +129,38 @@ def count_chunk(chunk: str, pretokenizer: PreTokenizer, special_tokens: list[str
     A text longer than ``TICK_CHARS`` (possible where no safe cut exists: pattern ``none`` or a
     custom regex) is split in batches, calling ``tick()`` after each."""
     counts: Counter[str] = Counter()
-    for piece, is_special in split_special(chunk, special_regex(special_tokens)):
+    for segment, is_special in split_special(chunk, special_regex(special_tokens)):
         if is_special:
             continue
-        if tick is None or len(piece) <= TICK_CHARS:
-            counts.update(pretokenizer.split(piece))
+        if tick is None or len(segment) <= TICK_CHARS:
+            counts.update(pretokenizer.split(segment))
             continue
-        for batch in pretokenizer.iter_split(piece):
+        for batch in pretokenizer.iter_split(segment):
             counts.update(batch)
             tick()
     return counts
 
 
-def count_range(path, start: int, end: int, pattern: str,
-                special_tokens: list[str]) -> Counter:
-    """Count the pre-tokens (as ``str``) of bytes ``[start, end)`` of a UTF-8 file."""
+def count_range(path, start: int, end: int, pattern: str, special_tokens: list[str],
+                tick: Callable[[int, int], None] | None = None) -> Counter:
+    """Count the pre-tokens (as ``str``) of bytes ``[start, end)`` of a UTF-8 file (cut at
+    characters). With ``tick``, the text is counted chunk by chunk (cut where pre-tokens cannot
+    change) and ``tick(characters done, characters in all)`` is called after each."""
     with open(path, "rb") as handle:
         handle.seek(start)
         data = handle.read(end - start)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"corpus file {os.fspath(path)!r} is not valid UTF-8: byte "
-                         f"0x{data[exc.start]:02x} at byte offset {start + exc.start}") from None
-    return count_chunk(text, PreTokenizer(pattern), special_tokens)
+    text = StrictUtf8(f"corpus file {os.fspath(path)!r}", start).decode(data, final=True)
+    pretokenizer = PreTokenizer(pattern)
+    if tick is None:
+        return count_chunk(text, pretokenizer, special_tokens)
+    blocks = (text[i:i + TICK_BLOCK] for i in range(0, len(text), TICK_BLOCK))
+    counts: Counter[str] = Counter()
+    done = 0
+    for chunk in iter_chunks(blocks, special_tokens, pretokenizer.line_cuts, TICK_BLOCK * 4):
+        add_counts(counts, count_chunk(chunk, pretokenizer, special_tokens))
+        done += len(chunk)
+        tick(done, len(text))
+    return counts
 
 
 def _count_range_job(job) -> tuple[int, dict[bytes, int]]:

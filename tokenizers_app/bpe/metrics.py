@@ -1,15 +1,10 @@
-"""Metrics of a tokenizer on an evaluation text, as DESIGN.md "Metrics" defines them.
+"""The metric definitions: one function per metric, each with its unit (see the README's
+"Metrics" list). ``evaluation.evaluate`` computes them over a text.
 
-``evaluate(tokenizer, lines)`` encodes each line with ``encode_ordinary`` (lines as given: a
-file's lines keep their ``"\\n"``) and returns a JSON-able dict. Units: compression ratio in
-UTF-8 bytes per token, chars per token in characters (code points) per token, tokens per word in
-tokens per whitespace-separated word, throughput in MB (10^6 bytes of UTF-8) per second of
-``encode_ordinary``; every rate is a share in [0, 1]. A ratio over zero items is 0.0.
-
-The work per line is a few calls into C; the rest is done once per distinct item, weighted by
-its count (``tallies``): per pre-token for byte-level BPE, per run of whitespace or of other
-characters for every other tokenizer, which must encode such runs independently of each other.
-tests/bpe/test_metrics.py keeps the plain line-by-line computation as the oracle.
+Units: compression ratio in UTF-8 bytes per token, chars per token in characters (code points)
+per token, tokens per word in tokens per whitespace-separated word, throughput in MB (10^6 bytes
+of UTF-8) per second of ``encode_ordinary``; every rate is a share in [0, 1]. A ratio over zero
+items is 0.0.
 """
 
 from __future__ import annotations
@@ -20,6 +15,23 @@ from collections.abc import Iterable
 from .baselines import WORD_RE
 
 Span = tuple[int, int]  # (start byte, end byte)
+
+# every metric of ``metrics_of``: name -> (label, unit, True if higher is better); "%" units are
+# shares in [0, 1] shown as percentages
+METRICS = {
+    "compression_ratio": ("Compression ratio", "bytes/token", True),
+    "chars_per_token": ("Characters per token", "chars/token", True),
+    "tokens_per_word": ("Tokens per word", "tokens/word", False),
+    "word_split_rate": ("Word split rate", "%", False),
+    "word_coverage": ("Word coverage", "%", True),
+    "word_coverage_distinct": ("Word coverage, distinct words", "%", True),
+    "vocabulary_utilization": ("Vocabulary utilization", "%", True),
+    "byte_fallback_rate": ("Byte-fallback rate", "%", False),
+    "unknown_rate": ("Unknown rate", "%", False),
+    "lossless_rate": ("Lossless rate", "%", True),
+    "renyi_efficiency": ("Rényi efficiency (α 2.5)", "", True),
+    "encode_throughput_mb_s": ("Encode throughput", "MB/s", True),
+}
 
 BYTE_LEVEL = frozenset({"byte_bpe", "byte"})  # these report byte_fallback_rate, not unknown_rate
 RENYI_ALPHA = 2.5
@@ -121,7 +133,7 @@ def renyi_efficiency(counts: Iterable[int], vocab_size: int, alpha: float = RENY
 
 def metrics_of(tokenizer, totals: dict[str, int], id_counts: dict[int, int],
                seconds: float) -> dict:
-    """The metrics dict from an evaluation's totals (see ``tallies.Tally``): ``totals`` holds
+    """The metrics dict from an evaluation's totals (see ``totals.Totals``): ``totals`` holds
     bytes, chars, tokens, words, lines, split_words, own_words, covered_words, lossless_lines,
     distinct_own_words, distinct_covered_words, and cut_chars and multibyte_chars (byte-level)
     or unknown_chars."""
@@ -145,14 +157,3 @@ def metrics_of(tokenizer, totals: dict[str, int], id_counts: dict[int, int],
         "encode_throughput_mb_s": encode_throughput_mb_s(t["bytes"], seconds),
         **{key: t[key] for key in ("bytes", "chars", "tokens", "words", "lines")},
     }
-
-
-def evaluate(tokenizer, lines: Iterable[str]) -> dict:
-    """All metrics of ``tokenizer`` over a stream of lines (see the module docstring)."""
-    from .piece_tally import PieceTally  # (they import this module)
-    from .tallies import RunTally
-
-    tally = PieceTally(tokenizer) if tokenizer.algorithm == "byte_bpe" else RunTally(tokenizer)
-    for group in tally.groups(lines):
-        tally.add(group)
-    return tally.result()

@@ -104,29 +104,29 @@ class PreTokenizer:
             return [text]
         if not self.checked:
             return self._matcher(text).findall(text)
-        pieces = [m.group() for m in self.regex.finditer(text) if m.end() > m.start()]
-        if sum(map(len, pieces)) != len(text):
+        pretokens = [m.group() for m in self.regex.finditer(text) if m.end() > m.start()]
+        if sum(map(len, pretokens)) != len(text):
             raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
-        return pieces
+        return pretokens
 
     def iter_split(self, text: str, batch: int = 1 << 16) -> Iterator[list[str]]:
         """``split(text)`` in batches of about ``batch`` pre-tokens, for very long texts."""
         if self.regex is None or not text:
             yield self.split(text)
             return
-        pieces, end = [], 0
+        pretokens, end = [], 0
         for match in self._matcher(text).finditer(text):
             if self.checked and match.start() != end:
                 raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
             end = match.end()
             if match.end() > match.start():
-                pieces.append(match.group())
-            if len(pieces) >= batch:
-                yield pieces
-                pieces = []
+                pretokens.append(match.group())
+            if len(pretokens) >= batch:
+                yield pretokens
+                pretokens = []
         if self.checked and end != len(text):
             raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
-        yield pieces
+        yield pretokens
 
     def _gap(self, text: str) -> str:
         end = 0
@@ -220,7 +220,7 @@ def special_regex(special_tokens: Iterable[str]) -> regex.Pattern | None:
 
 
 def split_special(text: str, special: regex.Pattern | None) -> Iterator[tuple[str, bool]]:
-    """Yield ``(piece, is_special)`` in order; empty text pieces are skipped.
+    """Yield ``(segment, is_special)`` in order; empty text pretokens are skipped.
 
     ``split_special("a<|e|>b", special_regex(["<|e|>"])) -> ("a", False), ("<|e|>", True),
     ("b", False)``

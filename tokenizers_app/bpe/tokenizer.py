@@ -10,9 +10,9 @@ from collections.abc import Iterable, Iterator
 from functools import reduce
 from operator import iadd
 
-from .applying import SHIFT, MergeTable
 from .batch import encode_chunks
 from .counting import default_workers
+from .encoding_loop import SHIFT, MergeTable, missing_keys
 from .pretokenize import (
     PreTokenizer,
     allowed_special_tokens,
@@ -114,25 +114,21 @@ class Tokenizer:
         """Encode text, treating special-token text as plain text."""
         return self._ids_of(self.pretokenizer.split(text))
 
-    def _ids_of(self, pieces: list[str]) -> list[int]:
+    def _ids_of(self, pretokens: list[str]) -> list[int]:
         """The ids of a list of pre-tokens. The fast path: they are looked up in the cache and
         their ids joined in C (``reduce`` adding each tuple to one list, which costs less than
         ``chain``'s iterator per tuple); on a miss, the distinct pre-tokens missing from the
         cache run BPE in Python, and the lookup is done again."""
         try:
-            return reduce(iadd, map(self._cache.__getitem__, pieces), [])
+            return reduce(iadd, map(self._cache.__getitem__, pretokens), [])
         except KeyError:
-            self._learn(pieces)
-            return reduce(iadd, map(self._cache.__getitem__, pieces), [])
+            self._learn(pretokens)
+            return reduce(iadd, map(self._cache.__getitem__, pretokens), [])
 
-    def _learn(self, pieces: list[str]) -> None:
+    def _learn(self, pretokens: list[str]) -> None:
         """Run BPE on the pre-tokens missing from the cache and store their ids. A full cache
         is emptied first."""
-        missing = set(pieces).difference(self._cache)
-        if len(self._cache) + len(missing) > self.cache_size:
-            self._cache.clear()
-            missing = set(pieces)
-        missing = list(missing)
+        missing = list(missing_keys(self._cache, set(pretokens), self.cache_size))
         self._cache.update(zip(missing, self._table.bpe_many(map(str.encode, missing))))
 
     def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
@@ -147,8 +143,8 @@ class Tokenizer:
         allowed = self._allowed(allowed_special, disallowed_special, text)
         if not allowed:
             return [self.pretokenizer.split(text)]
-        return [self.special_ids[piece] if is_special else self.pretokenizer.split(piece)
-                for piece, is_special in split_special(text, special_regex(allowed))]
+        return [self.special_ids[segment] if is_special else self.pretokenizer.split(segment)
+                for segment, is_special in split_special(text, special_regex(allowed))]
 
     def _lookup(self, parts: list) -> list[int]:
         """The ids of what ``_pre_tokenize`` gives."""

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .checks import is_int
 from .corpus import iter_documents, source_size
 from .counting import (
     add_counts,
@@ -20,8 +21,9 @@ from .counting import (
     is_large_file,
     summed,
 )
-from .merging import learn_merges
 from .pretokenize import PreTokenizer, check_special_tokens, iter_chunks
+from .tokenizer import Tokenizer
+from .training_loop import learn_merges
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 ShouldStop = Callable[[], bool]
@@ -39,9 +41,7 @@ class TrainResult:
     special_tokens: list[str] = field(default_factory=list)
     pattern: str = "gpt2"
 
-    def tokenizer(self):
-        from .tokenizer import Tokenizer
-
+    def tokenizer(self) -> Tokenizer:
         return Tokenizer(self.vocab, self.merges, self.special_tokens, self.pattern,
                          merge_counts=self.merge_counts)
 
@@ -69,7 +69,7 @@ def train_bpe(source, vocab_size: int, special_tokens=(), pattern: str = "gpt2",
 
 
 def check_vocab_size(vocab_size: int, num_special: int) -> None:
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+    if not is_int(vocab_size):
         raise ValueError(f"vocab_size must be an integer, got {vocab_size!r}")
     if vocab_size < 256 + num_special:
         raise ValueError(f"vocab_size {vocab_size} is below 256 bytes + {num_special} special "
@@ -81,6 +81,38 @@ def build_vocab(merges: list[tuple[bytes, bytes]], special_tokens: list[str]) ->
     tokens = [t.encode() for t in special_tokens] + [bytes([b]) for b in range(256)]
     tokens += [left + right for left, right in merges]
     return dict(enumerate(tokens))
+
+
+def has_standard_layout(tokenizer: Tokenizer) -> bool:
+    """Whether the ids are special tokens (in order), the 256 bytes, then one per merge: the
+    layout of every trained tokenizer, whose vocab ``build_vocab`` derives from its merges."""
+    return (list(tokenizer.special_ids.values()) == list(range(len(tokenizer.special_ids)))
+            and tokenizer.vocab == build_vocab(tokenizer.merges, tokenizer.special_tokens))
+
+
+def check_sweep(sizes, vocab_size: int, num_special: int) -> list[int]:
+    """The distinct smaller vocab sizes of a sweep, in order; each must hold the bytes and the
+    special tokens and be below ``vocab_size``: ``check_sweep([300, 280, 300], 400, 1) ->
+    [280, 300]``."""
+    low = 256 + num_special
+    sizes = list(sizes or ())
+    for size in sizes:
+        if not is_int(size) or not low <= size < vocab_size:
+            raise ValueError(f"sweep vocab size {size!r} must be an integer from {low} to "
+                             f"{vocab_size - 1} (below the vocab size {vocab_size})")
+    return sorted(set(sizes))
+
+
+def prefix_tokenizer(tokenizer: Tokenizer, vocab_size: int) -> Tokenizer:
+    """The tokenizer of the first ``vocab_size - 256 - k`` merges of a trained tokenizer (ids:
+    special tokens, bytes, merges), which is what training to that vocab size gives."""
+    if not has_standard_layout(tokenizer):
+        raise ValueError("a sweep needs a trained tokenizer (ids: special tokens, bytes, merges)")
+    specials = tokenizer.special_tokens
+    merges = tokenizer.merges[:vocab_size - 256 - len(specials)]
+    counts = tokenizer.merge_counts[:len(merges)] if tokenizer.merge_counts else None
+    return Tokenizer(build_vocab(merges, specials), merges, specials, tokenizer.pattern,
+                     merge_counts=counts)
 
 
 class Ticker:
@@ -132,28 +164,3 @@ def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str
     word_counts = dict(zip(map(str.encode, counts), counts.values()))
     add_counts(word_counts, byte_counts)
     return word_counts
-
-
-def tie_break_key(left: bytes, right: bytes) -> tuple[bytes, bytes]:
-    """The tie-break rule: among pairs of equal count, the lexicographically greatest pair of
-    byte strings ``(left, right)`` wins (``left`` compared first). ``merging.order_key`` keeps
-    this order, reversed, for the merge loop's min-heap.
-
-    ``max([(b"a", b"b"), (b"b", b"a")], key=lambda p: tie_break_key(*p)) -> (b"b", b"a")``
-    """
-    return (left, right)
-
-
-def merge_word(word: list[int], pair: tuple[int, int], new: int) -> list[int]:
-    """``merge_word([1, 2, 3, 1, 2], (1, 2), 9) -> [9, 3, 9]``, left to right, no overlaps."""
-    out, i, n = [], 0, len(word)
-    a, b = pair
-    while i < n:
-        if i + 1 < n and word[i] == a and word[i + 1] == b:
-            out.append(new)
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return out
-

@@ -9,6 +9,7 @@ them for paths. Formats:
 - ``gpt2``: a folder with ``vocab.json`` and ``merges.txt`` (``gpt2.py``).
 - ``tiktoken``: ``<name>.tiktoken`` rank file plus ``<name>.json`` sidecar (``tiktoken.py``).
 - ``minbpe``: minbpe's ``<name>.model`` (``minbpe.py``; renumbers ids, see there).
+- ``transformers``: a folder that ``AutoTokenizer.from_pretrained`` loads (``transformers.py``).
 
 Every output is deterministic: the same tokenizer gives byte-identical files.
 """
@@ -18,12 +19,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import gpt2, hf_json, minbpe, native, tiktoken
+from . import gpt2, hf_json, minbpe, native, tiktoken, transformers
 from .common import parse_json
 
-FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe")
+FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe", "transformers")
 _SINGLE_FILE = {"native": native, "hf": hf_json, "minbpe": minbpe}
 _SUFFIXES = (".json", ".txt", ".tiktoken", ".model")
+FOLDER_FORMATS = ("gpt2", "transformers")  # written as a folder of files
 
 
 def check_format(format: str) -> str:
@@ -37,7 +39,8 @@ def dumps_tokenizer(tokenizer, format: str = "native", name: str = "tokenizer") 
 
     ``dumps_tokenizer(tok, "tiktoken", "web") -> {"web.tiktoken": ..., "web.json": ...}``
     """
-    module = {"gpt2": gpt2, "tiktoken": tiktoken, **_SINGLE_FILE}[check_format(format)]
+    module = {"gpt2": gpt2, "tiktoken": tiktoken, "transformers": transformers,
+              **_SINGLE_FILE}[check_format(format)]
     return module.dumps(tokenizer, name)
 
 
@@ -51,6 +54,8 @@ def loads_tokenizer(files: dict[str, bytes], format: str | None = None):
         return gpt2.loads(files)
     if format == "tiktoken":
         return tiktoken.loads(files)
+    if format == "transformers":
+        return transformers.loads(files)
     name = _pick(files, format)
     return _SINGLE_FILE[format].loads(files[name], name)
 
@@ -61,6 +66,8 @@ def detect_format(files: dict[str, bytes]) -> str:
     starting ``minbpe v1`` is ``minbpe``."""
     if gpt2.VOCAB in files and gpt2.MERGES in files:
         return "gpt2"
+    if transformers.CONFIG in files and hf_json.FILE_NAME in files:
+        return "transformers"
     kinds = {_detect_file(name, data) for name, data in files.items()}
     for format in ("native", "hf", "tiktoken", "minbpe"):
         if format in kinds:
@@ -100,19 +107,31 @@ def _pick(files: dict[str, bytes], format: str) -> str:
 def save_tokenizer(tokenizer, path, format: str = "native") -> list[Path]:
     """Write ``tokenizer`` to ``path`` in ``format``; returns the files written.
 
-    ``gpt2`` writes ``vocab.json`` and ``merges.txt`` into the folder ``path``; ``tiktoken``
+    ``gpt2`` writes ``vocab.json`` and ``merges.txt`` into the folder ``path`` (``transformers``
+    its three files); ``tiktoken``
     writes the rank file to ``path`` and its sidecar to ``path`` with suffix ``.json``; the other
     formats write one file to ``path``. When ``path`` is an existing folder, every format writes
     its default file names (``tokenizer.json``, ``tokenizer.tiktoken``, ...) into it.
     """
     path = Path(path)
     check_format(format)
-    if format == "gpt2" or path.is_dir():
+    into_folder = format in FOLDER_FORMATS or path.is_dir()
+    files = dumps_tokenizer(tokenizer, format, **({} if into_folder else {"name": path.stem}))
+    return write_tokenizer_files(files, path, format)
+
+
+def write_tokenizer_files(files: dict[str, bytes], path, format: str) -> list[Path]:
+    """Write the files of a tokenizer in ``format`` (as ``dumps_tokenizer`` gives them) to
+    ``path``, as ``save_tokenizer`` places them: into the folder ``path`` under their own names
+    (``gpt2``, or an existing folder), else the first file at ``path`` and a tiktoken sidecar
+    beside it."""
+    path = Path(path)
+    check_format(format)
+    if format in FOLDER_FORMATS or path.is_dir():
         path.mkdir(parents=True, exist_ok=True)
-        return _write(path, dumps_tokenizer(tokenizer, format))
+        return _write(path, files)
     if format == "tiktoken" and path.suffix == ".json":
         raise ValueError(f"{path}: a tiktoken rank file cannot end in .json (its sidecar does)")
-    files = dumps_tokenizer(tokenizer, format, name=path.stem)
     targets = [path] + ([_sidecar_target(path)] if format == "tiktoken" else [])
     return _write(path.parent, dict(zip([t.name for t in targets], files.values())))
 
@@ -136,9 +155,16 @@ def _write(folder: Path, files: dict[str, bytes]) -> list[Path]:
 
 def load_tokenizer(path, format: str | None = None):
     """Read a tokenizer from a file or a folder; the format is detected when not given."""
+    return loads_tokenizer(read_tokenizer_files(path), format)
+
+
+def read_tokenizer_files(path) -> dict[str, bytes]:
+    """``{file name: bytes}`` of the tokenizer at ``path``: a folder's tokenizer files, or one
+    file (with the ``.json`` sidecar of a ``.tiktoken`` rank file; one of GPT-2's two files
+    reads both)."""
     path = Path(path)
     if path.name in (gpt2.VOCAB, gpt2.MERGES) and path.is_file():
-        path = path.parent  # one of GPT-2's two files: read both
+        path = path.parent
     if path.is_dir():
         files = {p.name: p.read_bytes() for p in sorted(path.iterdir())
                  if p.is_file() and p.suffix in _SUFFIXES}
@@ -152,8 +178,8 @@ def load_tokenizer(path, format: str | None = None):
         raise ValueError(f"no tokenizer file or folder at {os.fspath(path)!r}")
     if not files:
         raise ValueError(f"the folder {os.fspath(path)!r} holds no tokenizer files")
-    return loads_tokenizer(files, format)
+    return files
 
 
 __all__ = ["FORMATS", "detect_format", "dumps_tokenizer", "load_tokenizer", "loads_tokenizer",
-           "save_tokenizer"]
+           "read_tokenizer_files", "save_tokenizer", "write_tokenizer_files"]

@@ -16,7 +16,8 @@ Tokens are text (``"low"``, ``"er</w>"``), written as they are: no byte-level sp
 from __future__ import annotations
 
 from ..char_bpe import UNK, CharBPETokenizer
-from .common import field
+from ..checks import is_int
+from .common import field, model_vocab
 
 SUFFIX = "</w>"
 _SPLITS = {"whitespace": {"type": "WhitespaceSplit"}, "word_punct": {"type": "Whitespace"}}
@@ -49,7 +50,6 @@ def native_tokenizer(doc: dict, name: str, read_vocab, read_merges, read_special
 
 def hf_document(tokenizer: CharBPETokenizer, added_tokens: list[dict], model) -> dict:
     """The ``tokenizer.json`` document of a char-level tokenizer."""
-    from .hf_json import model_vocab
     merges = [f"{a} {b}" for a, b in tokenizer.merges]
     return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added_tokens,
             "normalizer": {"type": "Lowercase"} if tokenizer.lowercase else None,
@@ -64,7 +64,7 @@ def hf_tokenizer(doc: dict, model: dict, specials: dict[str, int], name: str, re
     unk = field(model, "unk_token", str, f"{name}: model")
     vocab = {}
     for token, token_id in field(model, "vocab", dict, f"{name}: model").items():
-        if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
+        if not is_int(token_id) or token_id < 0:
             raise ValueError(f"{name}: the id of {token!r:.40} must be a whole number >= 0, "
                              f"got {token_id!r:.40}")
         vocab[token_id] = token

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from ..checks import is_int
+
 _TYPE_NAMES = {str: "a string", int: "an integer", list: "a list", dict: "an object",
                bool: "true or false"}
 
@@ -37,7 +39,7 @@ def field(data, key: str, kind: type, where: str, default=...):
     if key not in data:
         raise ValueError(f"{where} has no {key!r} field")
     value = data[key]
-    if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+    if not (is_int(value) if kind is int else isinstance(value, kind)):
         raise ValueError(f"{where}: {key!r} must be {_TYPE_NAMES.get(kind, kind.__name__)}, "
                          f"got {value!r:.80}")
     return value
@@ -63,3 +65,16 @@ def to_int(text: str, where: str) -> int:
         raise ValueError(f"{where}: expected an integer, got {text!r:.80}")
     return int(text)
 
+
+def model_vocab(tokenizer, spelling) -> dict[str, int]:
+    """``{spelling: id}`` in id order; a special token is spelled as its text, which is how HF
+    finds the id of an added token. Two tokens with one spelling are a ``ValueError``."""
+    by_id = {token_id: token for token, token_id in tokenizer.special_ids.items()}
+    vocab: dict[str, int] = {}
+    for token_id in sorted(tokenizer.vocab):
+        key = by_id[token_id] if token_id in by_id else spelling(tokenizer.vocab[token_id])
+        if key in vocab:
+            raise ValueError(f"cannot export to tokenizer.json: ids {vocab[key]} and {token_id} "
+                             f"are both spelled {key!r}")
+        vocab[key] = token_id
+    return vocab

@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 
 from ..tokenizer import Tokenizer
-from .byte_level import spell, unspell
+from .byte_level import BYTE_TO_CHAR, spell, unspell
+from .char_level import gpt2_files, gpt2_tokenizer
 from .common import field, parse_json, text_file
 
 VOCAB, MERGES = "vocab.json", "merges.txt"
@@ -28,7 +29,6 @@ def dumps(tokenizer, name: str = "tokenizer") -> dict[str, bytes]:
     """``{"vocab.json": ..., "merges.txt": ...}`` (the name is not used: the file names are
     fixed)."""
     if tokenizer.algorithm == "char_bpe":
-        from .char_level import gpt2_files
         vocab, merges = gpt2_files(tokenizer)
     else:
         vocab = {spell(tokenizer.vocab[i]): i for i in sorted(tokenizer.vocab)}
@@ -48,7 +48,6 @@ def loads(files: dict[str, bytes]):
     spellings = read_vocab(files[VOCAB])
     merges = read_merges(files[MERGES])
     if _is_char_level(spellings):
-        from .char_level import gpt2_tokenizer
         return gpt2_tokenizer(spellings, merges)
     vocab = {token_id: unspell(spelling) for spelling, token_id in spellings.items()}
     merges = [(unspell(a), unspell(b)) for a, b in merges]
@@ -107,7 +106,6 @@ def _is_utf8(token: bytes) -> bool:
 
 
 def _is_char_level(spellings: dict[str, int]) -> bool:
-    from .byte_level import BYTE_TO_CHAR
     if all(char in spellings for char in BYTE_TO_CHAR):
         return False
     return any(spelling.endswith("</w>") for spelling in spellings)

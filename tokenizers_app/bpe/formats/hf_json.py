@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import json
 
+from ..checks import is_int
 from ..pretokenize import NAMED_PATTERNS, pattern_name
 from ..tokenizer import Tokenizer
 from .byte_level import spell, unspell
-from .common import field, parse_json
+from .char_level import hf_document, hf_tokenizer
+from .common import field, model_vocab, parse_json
 
 FILE_NAME = "tokenizer.json"
 
@@ -33,7 +35,6 @@ FILE_NAME = "tokenizer.json"
 def dumps(tokenizer, name: str = "tokenizer") -> dict[str, bytes]:
     """``{"<name>.json": tokenizer.json bytes}``; deterministic, indented like HF's own files."""
     if tokenizer.algorithm == "char_bpe":
-        from .char_level import hf_document
         doc = hf_document(tokenizer, _added_tokens(tokenizer), _model)
     else:
         doc = _byte_level_document(tokenizer)
@@ -49,20 +50,6 @@ def _byte_level_document(tokenizer) -> dict:
             "pre_tokenizer": _pre_tokenizer(tokenizer.pattern), "post_processor": None,
             "decoder": {**byte_level, "use_regex": True},
             "model": _model(vocab, merges, unk_token=None, end_of_word_suffix=None)}
-
-
-def model_vocab(tokenizer, spelling) -> dict[str, int]:
-    """``{spelling: id}`` in id order; a special token is spelled as its text, which is how HF
-    finds the id of an added token. Two tokens with one spelling are a ``ValueError``."""
-    by_id = {token_id: token for token, token_id in tokenizer.special_ids.items()}
-    vocab: dict[str, int] = {}
-    for token_id in sorted(tokenizer.vocab):
-        key = by_id[token_id] if token_id in by_id else spelling(tokenizer.vocab[token_id])
-        if key in vocab:
-            raise ValueError(f"cannot export to tokenizer.json: ids {vocab[key]} and {token_id} "
-                             f"are both spelled {key!r}")
-        vocab[key] = token_id
-    return vocab
 
 
 def _added_tokens(tokenizer) -> list[dict]:
@@ -105,7 +92,6 @@ def loads(data: bytes, name: str = FILE_NAME):
         raise ValueError(f"{name}: model type {model.get('type')!r} is not supported, only BPE")
     specials = read_added_tokens(doc, name)
     if model.get("end_of_word_suffix"):
-        from .char_level import hf_tokenizer
         return hf_tokenizer(doc, model, specials, name, read_merges)
     _check_byte_level_model(doc, model, name)
     vocab = _read_vocab(model, specials, name)
@@ -136,7 +122,7 @@ def _read_vocab(model: dict, specials: dict[str, int], name: str) -> dict[int, b
     by_id = {token_id: token for token, token_id in specials.items()}
     vocab = {token_id: token.encode() for token, token_id in specials.items()}
     for spelling, token_id in field(model, "vocab", dict, f"{name}: model").items():
-        if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
+        if not is_int(token_id) or token_id < 0:
             raise ValueError(f"{name}: vocab id of {spelling!r} must be an integer >= 0")
         if token_id in vocab and token_id not in by_id:
             raise ValueError(f"{name}: token id {token_id} is used twice in the vocab")
@@ -151,7 +137,7 @@ def read_merges(model: dict, name: str) -> list[tuple[str, str]]:
     for entry in field(model, "merges", list, f"{name}: model", default=[]):
         pair = entry.split(" ") if isinstance(entry, str) else entry
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and p
-                                                                 for p in pair)):
+                                                                  for p in pair)):
             raise ValueError(f"{name}: a merge must be \"left right\" or [left, right], "
                              f"got {entry!r:.80}")
         merges.append((pair[0], pair[1]))

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import json
 
+from ..checks import is_int
 from ..tokenizer import Tokenizer
 from .byte_level import spell, unspell
+from .char_level import native_fields, native_tokenizer
 from .common import field, parse_json
 
 FORMAT = "tokenizer-registry"
@@ -43,7 +45,6 @@ FILE_NAME = "tokenizer.json"
 def dumps(tokenizer, name: str = "tokenizer") -> dict[str, bytes]:
     """``{"<name>.json": canonical JSON bytes}`` for a byte-level or a char-level tokenizer."""
     if tokenizer.algorithm == "char_bpe":
-        from .char_level import native_fields
         header, spelling = native_fields(tokenizer)
     else:
         header, spelling = {"pattern": tokenizer.pattern}, spell
@@ -84,7 +85,6 @@ def loads(data: bytes, name: str = FILE_NAME):
         raise ValueError(f"{name} has format version {version}; this code reads version {VERSION}")
     algorithm = field(doc, "algorithm", str, name)
     if algorithm == "char_bpe":
-        from .char_level import native_tokenizer
         return native_tokenizer(doc, name, read_vocab, read_merges, read_specials)
     if algorithm != Tokenizer.algorithm:
         raise ValueError(f"{name}: unknown algorithm {algorithm!r}")
@@ -135,4 +135,4 @@ def read_specials(doc: dict, name: str) -> dict[str, int]:
 
 
 def _is_id(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return is_int(value) and value >= 0

@@ -7,7 +7,7 @@ rank is our token id. ``<name>.json`` next to it holds what ``tiktoken.Encoding`
      "special_tokens": {"<|endoftext|>": 0}, "explicit_n_vocab": 32000}
 
 so that ``tiktoken.Encoding(name=..., pat_str=..., mergeable_ranks=..., special_tokens=...)``
-gives our ids. Pattern ``none`` has no regex; its ``pat_str`` matches any text in one piece.
+gives our ids. Pattern ``none`` has no regex; its ``pat_str`` matches any text as one pre-token.
 
 tiktoken keeps no merge list: it merges the adjacent pair whose concatenation has the lowest
 rank. So an export needs every token's bytes to be unique (else ``ValueError`` naming the token),
@@ -26,7 +26,7 @@ from ..tokenizer import Tokenizer
 from .common import field, parse_json, text_file, to_int
 
 SUFFIX = ".tiktoken"
-WHOLE_TEXT = r"[\s\S]+"  # pat_str for pattern "none": every segment is one piece
+WHOLE_TEXT = r"[\s\S]+"  # pat_str for pattern "none": every segment is one pre-token
 
 
 def dumps(tokenizer, name: str = "tokenizer") -> dict[str, bytes]:
@@ -154,7 +154,7 @@ def _file_names(files: dict[str, bytes]) -> tuple[str, str]:
     rank_name = rank_names[0]
     stem = os.path.splitext(rank_name)[0]
     sidecars = [n for n in files if n == f"{stem}.json"] or [n for n in files
-                                                            if n.endswith(".json")]
+                                                             if n.endswith(".json")]
     if len(sidecars) != 1:
         raise ValueError(f"the tiktoken rank file {rank_name} needs its sidecar {stem}.json "
                          f"(pat_str and special tokens)")

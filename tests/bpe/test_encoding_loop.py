@@ -1,10 +1,14 @@
+"""The encoder's inner loop (``encoding_loop.MergeTable``) against ``reference.reference_bpe``."""
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.bpe.corpora import SAMPLES
+from tests.bpe.reference import reference_bpe
 from tests.fixtures import gpt2_fixture_dir
 from tokenizers_app.bpe import Tokenizer, load_tokenizer, train_bpe
+from tokenizers_app.bpe.encoding_loop import missing_keys
 
 
 @pytest.fixture(scope="module")
@@ -23,22 +27,28 @@ SPARSE = 1000
 
 
 @pytest.fixture(scope="module", params=["trained", "gpt2", "sparse"])
-def table(request, trained):
+def tokenizer(request, trained):
     if request.param == "gpt2":
-        return load_tokenizer(gpt2_fixture_dir())._table
+        return load_tokenizer(gpt2_fixture_dir())
     if request.param == "sparse":
-        table = _sparse(trained)._table
-        assert isinstance(table.after, dict) and table.translation is None
-        return table
-    table = trained.tokenizer()._table
-    assert isinstance(table.after, list) and table.translation is not None
-    return table
+        tokenizer = _sparse(trained)
+        assert isinstance(tokenizer._table.after, dict) and tokenizer._table.translation is None
+        return tokenizer
+    tokenizer = trained.tokenizer()
+    assert isinstance(tokenizer._table.after, list) and tokenizer._table.translation is not None
+    return tokenizer
+
+
+@pytest.fixture(scope="module")
+def table(tokenizer):
+    return tokenizer._table
 
 
 @settings(max_examples=300, deadline=None)
 @given(word=st.text(max_size=80).map(str.encode))
-def test_bpe_many_equals_the_plain_definition(table, word):
-    assert table.bpe_many([word]) == [tuple(_short_loop(table, word))]
+def test_bpe_many_equals_the_plain_definition(tokenizer, word):
+    [ids] = tokenizer._table.bpe_many([word])
+    assert [tokenizer.vocab[i] for i in ids] == reference_bpe(tokenizer.merges, word)
 
 
 def test_sparse_ids_give_the_same_tokens(trained):
@@ -49,13 +59,13 @@ def test_sparse_ids_give_the_same_tokens(trained):
 
 @settings(max_examples=200, deadline=None)
 @given(word=st.text(min_size=2, max_size=200).map(str.encode))
-def test_the_heap_for_long_pieces_equals_the_short_loop(table, word):
+def test_the_heap_for_long_pretokens_equals_the_short_loop(table, word):
     ids = list(map(table.byte_ids.__getitem__, word))
     assert table.bpe_long(ids, table.byte_pair_ranks(word)) == _short_loop(table, word)
 
 
 def _short_loop(table, word: bytes) -> list[int]:
-    """The plain definition: merge the lowest-rank pair, leftmost first, until none is left."""
+    """``reference.reference_bpe`` in the table's ids, for comparing with ``bpe_long``."""
     ids = [table.byte_ids[b] for b in word]
     while True:
         ranked = [(table.ranks.get(a << 32 | b), i) for i, (a, b) in enumerate(zip(ids, ids[1:]))]
@@ -64,3 +74,9 @@ def _short_loop(table, word: bytes) -> list[int]:
             return ids
         rank, i = min(ranked)
         ids[i:i + 2] = [table.merged[rank]]
+
+
+def test_the_cache_rule_empties_a_cache_that_the_missing_keys_would_overflow():
+    cache = {"a": (1,), "b": (2,)}
+    assert missing_keys(cache, {"a", "c"}, size=3) == {"c"} and len(cache) == 2
+    assert missing_keys(cache, {"a", "c", "d"}, size=3) == {"a", "c", "d"} and cache == {}

@@ -1,4 +1,4 @@
-"""Evaluation totals for byte-level BPE, counted once per distinct pre-token (see ``tallies``).
+"""Evaluation totals for byte-level BPE, counted once per distinct pre-token (see ``totals``).
 
 A line's tokens never cross its pre-tokens and spell their bytes (both checked), so every line
 round-trips, and a pre-token's tokens, cut characters and split words are the same wherever it
@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from .baselines import WORD_RE
 from .metrics import word_spans
-from .tallies import Tally
+from .totals import Totals
 
 _CONTINUATION, _LEAD_BYTES = bytes(range(0x80, 0xC0)), bytes(range(0xC0, 0x100))  # of UTF-8
 
@@ -59,18 +59,18 @@ def count_joins(codes: bytes) -> dict[str, int]:
             "one_token_bridges": (trail << 8 & has[ONE_WORD_ONE_TOKEN] & lead >> 8).bit_count()}
 
 
-def piece_cuts(pieces: list[str], ids: list[int], sizes: dict[int, int],
-               ascii_only: bool = False) -> list[int]:
+def pretoken_cuts(pretokens: list[str], ids: list[int], sizes: dict[int, int],
+                  ascii_only: bool = False) -> list[int]:
     """Where the ids of each pre-token of a line start and end in the line's ids, found by byte
     offsets (``sizes``: token id -> byte length; ``ascii_only``: characters are bytes):
-    ``piece_cuts(["ab", "c"], [7, 3], {7: 2, 3: 1}) -> [0, 1, 2]``. Raises ``ValueError`` if a
+    ``pretoken_cuts(["ab", "c"], [7, 3], {7: 2, 3: 1}) -> [0, 1, 2]``. Raises ``ValueError`` if a
     token crosses a pre-token boundary."""
     token_at = dict(zip(accumulate(map(sizes.__getitem__, ids), initial=0), count()))
-    lengths = map(len, pieces) if ascii_only else map(len, map(str.encode, pieces))
+    lengths = map(len, pretokens) if ascii_only else map(len, map(str.encode, pretokens))
     try:
         return list(map(token_at.__getitem__, accumulate(lengths, initial=0)))
     except KeyError:
-        raise ValueError(f"a token crosses a pre-token of {''.join(pieces)!r}") from None
+        raise ValueError(f"a token crosses a pre-token of {''.join(pretokens)!r}") from None
 
 
 def count_cut_multibyte(data: bytes, ends: list[int]) -> tuple[int, int]:
@@ -88,7 +88,7 @@ def count_cut_multibyte(data: bytes, ends: list[int]) -> tuple[int, int]:
     return len(data) - len(data.translate(None, _LEAD_BYTES)), cut
 
 
-class PieceFacts(NamedTuple):
+class PreTokenFacts(NamedTuple):
     """What one pre-token adds to the totals wherever it occurs."""
 
     ids: tuple[int, ...]
@@ -97,93 +97,93 @@ class PieceFacts(NamedTuple):
     multibyte: int
     cut: int
     own_word: bool  # not whitespace only
-    covered: bool  # an own word that encodes to one token (see PieceTally._add_piece)
+    covered: bool  # an own word that encodes to one token (see PreTokenTotals._add_pretoken)
     code: int  # see junction_code
 
 
-def piece_facts(piece: str, ids: tuple[int, ...], vocab: dict[int, bytes],
-                covered: bool = False) -> PieceFacts:
-    """``piece_facts("é", (195, 169), {195: b"\\xc3", 169: b"\\xa9"})`` -> one word, split
+def pretoken_facts(pretoken: str, ids: tuple[int, ...], vocab: dict[int, bytes],
+                   covered: bool = False) -> PreTokenFacts:
+    """``pretoken_facts("é", (195, 169), {195: b"\\xc3", 169: b"\\xa9"})`` -> one word, split
     (``one_token_words=0``), one multi-byte character, cut (``multibyte=1, cut=1``).
 
     A word is split when a token ends inside it: when the first token end after its start comes
     before its end (``metrics.split_flags`` is the plain rule)."""
-    data, tokens = piece.encode(), list(map(vocab.__getitem__, ids))
+    data, tokens = pretoken.encode(), list(map(vocab.__getitem__, ids))
     if b"".join(tokens) != data:
-        raise ValueError(f"the tokens {ids} do not spell the pre-token {piece!r}")
+        raise ValueError(f"the tokens {ids} do not spell the pre-token {pretoken!r}")
     ends = list(accumulate(map(len, tokens)))
-    if len(data) == len(piece):  # ASCII: character offsets are byte offsets
-        words, (multibyte, cut) = [m.span() for m in WORD_RE.finditer(piece)], (0, 0)
+    if len(data) == len(pretoken):  # ASCII: character offsets are byte offsets
+        words, (multibyte, cut) = [m.span() for m in WORD_RE.finditer(pretoken)], (0, 0)
     else:
-        words, (multibyte, cut) = word_spans(piece), count_cut_multibyte(data, ends)
+        words, (multibyte, cut) = word_spans(pretoken), count_cut_multibyte(data, ends)
     if len(ends) > 1:
         split = [ends[bisect_right(ends, start)] < end for start, end in words]
     else:
         split = [False] * len(words)
-    return PieceFacts(ids, len(words), split.count(False), multibyte, cut, not piece.isspace(),
-                      covered, junction_code(words, split, len(data)))
+    return PreTokenFacts(ids, len(words), split.count(False), multibyte, cut, not pretoken.isspace(),
+                         covered, junction_code(words, split, len(data)))
 
 
-class PieceTally(Tally):
+class PreTokenTotals(Totals):
     """Byte-level BPE: counts of pre-tokens, facts once per distinct pre-token."""
 
     def __init__(self, tokenizer):
         super().__init__(tokenizer)
         self.split = tokenizer.pretokenizer.split
         self.sizes = {token_id: len(token) for token_id, token in tokenizer.vocab.items()}
-        self.facts: dict[str, PieceFacts] = {}
-        self.piece_counts: Counter[str] = Counter()
+        self.facts: dict[str, PreTokenFacts] = {}
+        self.pretoken_counts: Counter[str] = Counter()
 
     def add(self, lines: list[str]) -> None:
         ids = self.encode(lines)
-        line_pieces = list(map(self.split, lines))
-        pieces = list(chain.from_iterable(line_pieces))
-        self.piece_counts.update(pieces)
-        facts = list(map(self.facts.get, pieces))
+        line_pretokens = list(map(self.split, lines))
+        pretokens = list(chain.from_iterable(line_pretokens))
+        self.pretoken_counts.update(pretokens)
+        facts = list(map(self.facts.get, pretokens))
         if None in facts:
-            self._learn(lines, line_pieces, ids, facts)
-            facts = list(map(self.facts.__getitem__, pieces))
+            self._learn(lines, line_pretokens, ids, facts)
+            facts = list(map(self.facts.__getitem__, pretokens))
         junctions = bytearray(map(_CODE, facts))
-        for start in accumulate(map(len, line_pieces[:-1])):
+        for start in accumulate(map(len, line_pretokens[:-1])):
             if start < len(junctions):  # the first pre-token of a line meets nothing before it
                 junctions[start] &= _LINE_START
         self.totals.update(count_joins(junctions), lossless_lines=len(lines))
 
-    def _learn(self, lines: list[str], line_pieces: list[list[str]], line_ids: list[list[int]],
+    def _learn(self, lines: list[str], line_pretokens: list[list[str]], line_ids: list[list[int]],
                facts: list) -> None:
         """Learn the facts of the pre-tokens seen for the first time (``facts`` is ``None``
         there), their ids cut from their line's ids."""
-        line_ends = list(accumulate(map(len, line_pieces)))
+        line_ends = list(accumulate(map(len, line_pretokens)))
         known = self.facts.__contains__
         index = facts.index(None)
         while True:
             line = bisect_right(line_ends, index)
-            pieces, ids = line_pieces[line], line_ids[line]
-            fresh = list(compress(count(), map(operator.not_, map(known, pieces))))
+            pretokens, ids = line_pretokens[line], line_ids[line]
+            fresh = list(compress(count(), map(operator.not_, map(known, pretokens))))
             if fresh:  # (unless an earlier line held them too)
-                cuts = (range(len(ids) + 1) if len(ids) == len(pieces)  # one token each
-                        else piece_cuts(pieces, ids, self.sizes, lines[line].isascii()))
+                cuts = (range(len(ids) + 1) if len(ids) == len(pretokens)  # one token each
+                        else pretoken_cuts(pretokens, ids, self.sizes, lines[line].isascii()))
                 for at in fresh:
-                    if not known(pieces[at]):  # (unless it is twice in this line)
-                        self._add_piece(pieces[at], tuple(ids[cuts[at]:cuts[at + 1]]))
+                    if not known(pretokens[at]):  # (unless it is twice in this line)
+                        self._add_pretoken(pretokens[at], tuple(ids[cuts[at]:cuts[at + 1]]))
             try:
                 index = facts.index(None, line_ends[line])
             except ValueError:
                 return
 
-    def _add_piece(self, piece: str, ids: tuple[int, ...]) -> None:
-        """Its facts; an own word is covered when ``encode_ordinary(piece)`` is one token, not a
-        special one. That call gives ``ids`` if the pattern keeps the piece whole on its own,
+    def _add_pretoken(self, pretoken: str, ids: tuple[int, ...]) -> None:
+        """Its facts; an own word is covered when ``encode_ordinary(pretoken)`` is one token, not a
+        special one. That call gives ``ids`` if the pattern keeps the pretoken whole on its own,
         else 2+ pre-tokens and as many tokens."""
-        covered = (len(ids) == 1 and ids[0] not in self.special_ids and not piece.isspace()
-                   and self.split(piece) == [piece])
-        self.facts[piece] = piece_facts(piece, ids, self.tokenizer.vocab, covered)
+        covered = (len(ids) == 1 and ids[0] not in self.special_ids and not pretoken.isspace()
+                   and self.split(pretoken) == [pretoken])
+        self.facts[pretoken] = pretoken_facts(pretoken, ids, self.tokenizer.vocab, covered)
 
     def final_counts(self) -> tuple[Counter[str], Counter[int]]:
         """Pre-token facts times their counts; a join merges two word parts into one word,
         which is split: its parts no longer count as one-token words."""
-        pieces, counts = list(self.piece_counts), list(self.piece_counts.values())
-        facts = list(map(self.facts.__getitem__, pieces))
+        pretokens, counts = list(self.pretoken_counts), list(self.pretoken_counts.values())
+        facts = list(map(self.facts.__getitem__, pretokens))
 
         def weighted(values: Iterable[int]) -> int:
             return sum(map(operator.mul, counts, values))

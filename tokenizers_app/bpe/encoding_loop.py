@@ -1,4 +1,5 @@
-"""Applying merges to a pre-token: the encoder's inner loop, in two shapes.
+"""Encoding's inner loop: applying merges to a pre-token, in two shapes. (Training learns the
+merges in ``training_loop``.)
 
 Both give the same ids: the pair of lowest rank present is merged (leftmost first on a tie)
 until no pair has a rank.
@@ -10,6 +11,9 @@ distinct pre-tokens of English text, and so was running the first few hundred ra
 ``str.replace`` over all of them joined; so ``bpe_many`` goes one pre-token at a time. Looking
 up a pre-token that is itself a token, once its merge tree shows BPE gives it back whole, as
 tiktoken does, saved less than the check cost on a cold cache.)
+
+Plain twin: ``reference_bpe`` in tests/bpe/reference.py; tests/bpe/test_encoding_loop.py checks
+both shapes against it. ``missing_keys`` is the cache rule the encoders share.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Iterable
 
 NO_RANK = 1 << 62
 SHIFT = 32
-LONG_PIECE = 32  # pre-tokens longer than this (in bytes) are merged with a heap (faster from ~28)
+LONG_PRETOKEN = 32  # pre-tokens longer than this (in bytes) are merged with a heap (faster from ~28)
 
 
 class MergeTable:
@@ -64,20 +68,20 @@ class MergeTable:
         ``first`` of ``self.rows`` holds the ranks of the pairs ``(first, second)``."""
         return list(map(list.__getitem__, map(self.rows.__getitem__, data), data[1:]))
 
-    def bpe_many(self, pieces: Iterable[bytes]) -> list[tuple[int, ...]]:
+    def bpe_many(self, pretokens: Iterable[bytes]) -> list[tuple[int, ...]]:
         """The ids of each pre-token, as tuples. One loop over all of them, with the tables
         bound to locals, costs about a tenth less than a call per pre-token.
         ``rank_of[i]`` is the rank of the pair at ``ids[i]``."""
         byte_id, translation, long = self.byte_ids.__getitem__, self.translation, self.bpe_long
         row, cell, after, merged = self.rows.__getitem__, list.__getitem__, self.after, self.merged
         out = []
-        for data in pieces:
+        for data in pretokens:
             ids = list(data.translate(translation)) if translation else list(map(byte_id, data))
             if len(ids) < 2:
                 out.append(tuple(ids))
                 continue
             rank_of = list(map(cell, map(row, data), data[1:]))
-            if len(ids) > LONG_PIECE:
+            if len(ids) > LONG_PRETOKEN:
                 out.append(tuple(long(ids, rank_of)))
                 continue
             while True:
@@ -121,3 +125,29 @@ class MergeTable:
 def _push(heap, rank: int | None, position: int) -> None:
     if rank is not None:
         heapq.heappush(heap, (rank, position))
+
+
+def missing_keys(cache: dict, keys: set, size: int) -> set:
+    """The cache rule of every encoder: the keys not in ``cache``; when they would not fit in
+    ``size`` entries, the cache is emptied first and every key is missing.
+    ``missing_keys({"a": 1}, {"a", "b"}, size=1) -> {"a", "b"}`` (and the cache is empty)."""
+    missing = keys.difference(cache)
+    if len(cache) + len(missing) > size:
+        cache.clear()
+        return set(keys)
+    return missing
+
+
+def merge_word(word: list[int], pair: tuple[int, int], new: int) -> list[int]:
+    """``merge_word([1, 2, 3, 1, 2], (1, 2), 9) -> [9, 3, 9]``, left to right, no overlaps."""
+    out, i, n = [], 0, len(word)
+    a, b = pair
+    while i < n:
+        if i + 1 < n and word[i] == a and word[i + 1] == b:
+            out.append(new)
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return out
+

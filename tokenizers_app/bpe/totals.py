@@ -1,13 +1,14 @@
-"""The totals behind ``metrics.evaluate``: C-level work per line, the rest once per distinct item.
+"""The totals behind ``evaluation.evaluate``: C-level work per line, the rest once per distinct item.
 
-``Tally`` encodes the lines (timed) and keeps the totals; a subclass counts distinct items and
+``Totals`` encodes the lines (timed) and keeps the totals; a subclass counts distinct items and
 turns each one's facts, times its count, into totals at the end:
 
-- ``piece_tally.PieceTally`` for byte-level BPE: per distinct pre-token;
-- ``RunTally`` for every other tokenizer, which must encode each run of whitespace or of other
+- ``pretoken_totals.PreTokenTotals`` for byte-level BPE: per distinct pre-token;
+- ``RunTotals`` for every other tokenizer, which must encode each run of whitespace or of other
   characters on its own (character-level BPE and the baselines do): per distinct run.
 
-tests/bpe/test_metrics.py keeps the plain line-by-line computation as the oracle for both.
+Plain twin: ``reference_evaluate`` in tests/bpe/reference.py (line by line), the oracle that
+tests/bpe/test_evaluation.py checks both against.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ import regex
 
 from .metrics import BYTE_LEVEL, count_cut_characters, metrics_of, split_flags
 
-GROUP_CHARS = 1 << 16  # lines are tallied in groups of about this many characters
+GROUP_CHARS = 1 << 16  # lines are added in groups of about this many characters
 RUN_RE = regex.compile(r"\S+|\s+")  # runs of whitespace or of other characters
 _IS_WORD = regex.compile(r"\S")
 
 
-class Tally:
+class Totals:
     """Totals of one evaluation: ``add`` each of ``groups(lines)``, then ``result()``."""
 
     def __init__(self, tokenizer):
@@ -67,7 +68,7 @@ class Tally:
         raise NotImplementedError
 
 
-class RunTally(Tally):
+class RunTotals(Totals):
     """Word-local tokenizers: counts of runs, facts once per distinct run."""
 
     def __init__(self, tokenizer):

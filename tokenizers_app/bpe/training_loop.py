@@ -1,14 +1,18 @@
-"""The merge loop, with work per merge proportional to the occurrences of the merged pair.
+"""Training's merge loop (``learn_merges``), with work per merge proportional to the occurrences
+of the merged pair. (Encoding applies merges in ``encoding_loop``.)
 
 Every distinct word is laid out once in flat arrays: ``sym[p]`` is the token at position ``p``
 (-1 once merged away), ``nxt[p]``/``prv[p]`` link the live positions of a word (-1 at its ends),
 ``freq[p]`` is the word's count. ``where[pair]`` lists the positions where ``pair`` starts, in
 increasing order; entries go stale when a neighbour changes and are skipped when checked. A
 pair is an int ``left << SHIFT | right``. The best pair comes from a lazy max-heap ordered by
-count, then by the tie-break (see ``tie_break_key``).
+count, then by the tie-break (``tie_break_key``, the one place the rule is written).
 
 Words are ``bytes`` (byte-level BPE: each byte is its own symbol) or tuples of indices into an
 alphabet of symbols given as their UTF-8 bytes (character-level BPE).
+
+Plain twin: ``reference_train`` in tests/bpe/reference.py, which recounts every pair for every
+merge; tests/bpe/test_training.py checks this loop against it.
 """
 
 from __future__ import annotations
@@ -25,13 +29,15 @@ LOW = (1 << SHIFT) - 1
 TICK_EVERY = 1 << 16
 
 
-def order_key(token: bytes) -> str:
-    """A string whose natural order is the *reverse* of the bytes' order. Each byte ``b``
-    becomes ``chr(256 - b)`` and a terminator ``chr(257)`` sorts a prefix after its extensions.
-    The tuple ``(order_key(left), order_key(right))`` then orders pairs so that a min-heap pops
-    the lexicographically greatest pair first: ``training.tie_break_key``'s rule.
+def tie_break_key(token: bytes) -> str:
+    """The tie-break rule, written once: among pairs of equal count, the lexicographically
+    greatest pair of byte strings ``(left, right)`` wins, ``left`` compared first.
 
-    ``order_key(b"b") < order_key(b"a")`` and ``order_key(b"ab") < order_key(b"a")``
+    The merge loop's min-heap orders pairs of equal count by ``(tie_break_key(left),
+    tie_break_key(right))``, smallest first, so this key reverses the order of byte strings:
+    each byte ``b`` becomes ``chr(256 - b)``, and a terminator ``chr(257)`` sorts a prefix after
+    its extensions. ``tie_break_key(b"b") < tie_break_key(b"a")`` and ``tie_break_key(b"ab") <
+    tie_break_key(b"a")``, so of ``(b"a", b"b")`` and ``(b"b", b"a")`` the second wins.
     """
     return "".join([chr(256 - b) for b in token]) + "\u0101"
 
@@ -203,7 +209,7 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
     (b"a", b"aa</w>")], [2, 2])`` (a tie: ``b"a</w>" > b"a"``)
     """
     tokens = list(alphabet) if alphabet is not None else [bytes([b]) for b in range(256)]
-    keys = [order_key(t) for t in tokens]  # tokens: internal id -> bytes
+    keys = [tie_break_key(t) for t in tokens]  # tokens: internal id -> bytes
     if ticker:
         ticker("merge", 0, num_merges, force=True)
     state = MergeState(word_counts, len(tokens),
@@ -233,7 +239,7 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
         merges.append((left, right))
         counts.append(count)
         tokens.append(left + right)
-        keys.append(order_key(left + right))
+        keys.append(tie_break_key(left + right))
         # rewrite the words that hold it; the new pairs are pushed with their counts, but
         # those far below this merge's count wait in `deferred`
         below = count.bit_length() - DEFER_BITS

@@ -4,7 +4,7 @@ whole is checked against the plain computation in test_metrics.py)."""
 import pytest
 
 from tokenizers_app.bpe.metrics import count_cut_characters
-from tokenizers_app.bpe.piece_tally import (
+from tokenizers_app.bpe.pretoken_totals import (
     LEAD,
     LEAD_ONE_TOKEN,
     ONE_WORD_ONE_TOKEN,
@@ -13,8 +13,8 @@ from tokenizers_app.bpe.piece_tally import (
     count_cut_multibyte,
     count_joins,
     junction_code,
-    piece_cuts,
-    piece_facts,
+    pretoken_cuts,
+    pretoken_facts,
 )
 
 BYTES = {i: bytes([i]) for i in range(256)}
@@ -37,11 +37,11 @@ def test_joins_are_counted_where_a_word_continues_into_the_next_pre_token():
     assert count_joins(bytes([LEAD, TRAIL]))["joins"] == 0  # a join needs TRAIL then LEAD
 
 
-def test_piece_cuts_find_each_pre_token_in_its_line_ids():
-    assert piece_cuts(["ab", "c"], [7, 3], {7: 2, 3: 1}) == [0, 1, 2]
-    assert piece_cuts(["é", "x"], [195, 169, 120], {195: 1, 169: 1, 120: 1}) == [0, 2, 3]
+def test_pretoken_cuts_find_each_pre_token_in_its_line_ids():
+    assert pretoken_cuts(["ab", "c"], [7, 3], {7: 2, 3: 1}) == [0, 1, 2]
+    assert pretoken_cuts(["é", "x"], [195, 169, 120], {195: 1, 169: 1, 120: 1}) == [0, 2, 3]
     with pytest.raises(ValueError, match="crosses"):
-        piece_cuts(["a", "bc"], [7, 3], {7: 2, 3: 1})
+        pretoken_cuts(["a", "bc"], [7, 3], {7: 2, 3: 1})
 
 
 @pytest.mark.parametrize("text, ends", [("aé€", [1, 3, 5, 6]), ("aé€", [1, 3, 6]),
@@ -52,9 +52,9 @@ def test_cut_multibyte_characters_agree_with_the_plain_count(text, ends):
     assert count_cut_multibyte(data, ends) == count_cut_characters(text, {0, *ends})
 
 
-def test_piece_facts_of_a_byte_split_character_and_of_a_bad_spelling():
-    facts = piece_facts("é", (195, 169), BYTES)
+def test_pretoken_facts_of_a_byte_split_character_and_of_a_bad_spelling():
+    facts = pretoken_facts("é", (195, 169), BYTES)
     assert (facts.words, facts.one_token_words, facts.multibyte, facts.cut) == (1, 0, 1, 1)
     assert facts.own_word and facts.code == LEAD | TRAIL
     with pytest.raises(ValueError, match="do not spell"):
-        piece_facts("ab", (97, 99), BYTES)
+        pretoken_facts("ab", (97, 99), BYTES)

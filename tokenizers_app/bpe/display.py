@@ -1,0 +1,45 @@
+"""Tokens as text a person can read: bytes that are not UTF-8 as ``<0xNN>``, whitespace and
+control characters made visible. Used wherever a token is shown (pages, API JSON, CLI).
+
+The convention: a space is ``·``, a newline ``↵``, a tab ``→``, a carriage return ``␍``; any
+other whitespace or control character is ``<U+XXXX>``; a byte that is not part of valid UTF-8 is
+``<0xNN>``. ``token_segments`` says which part is which, so a page can style the escapes apart
+from literal text (a literal ``·`` or ``<0x41>`` in a token stays distinguishable there).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+VISIBLE = {" ": ("·", "space"), "\n": ("↵", "newline"), "\t": ("→", "tab"),
+           "\r": ("␍", "newline")}
+Segment = tuple[str, str]  # (shown text, kind: text, space, newline, tab, control, byte)
+
+
+def token_segments(token: bytes) -> list[Segment]:
+    """``token_segments(b" hi\\xe4") -> [("·", "space"), ("hi", "text"), ("<0xE4>", "byte")]``"""
+    segments: list[Segment] = []
+    for char in bytes(token).decode("utf-8", "surrogateescape"):
+        shown, kind = _show(char)
+        if segments and kind == "text" and segments[-1][1] == "text":
+            segments[-1] = (segments[-1][0] + shown, kind)
+        else:
+            segments.append((shown, kind))
+    return segments
+
+
+def token_text(token: bytes) -> str:
+    """``token_text(b" hello\\n") -> "·hello↵"``; ``token_text(b"\\xe4\\xbd") ->
+    "<0xE4><0xBD>"`` (half a character); ``token_text("日本".encode()) -> "日本"``."""
+    return "".join(shown for shown, _ in token_segments(token))
+
+
+def _show(char: str) -> Segment:
+    if char in VISIBLE:
+        return VISIBLE[char]
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (surrogateescape)
+        return f"<0x{code - 0xDC00:02X}>", "byte"
+    if char.isspace() or unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+        return f"<U+{code:04X}>", "control"
+    return char, "text"
