@@ -3,12 +3,15 @@
 With no environment at all the app runs from a fresh checkout: SQLite in WAL mode under ``var/``,
 a Celery broker kept in files under ``var/broker/`` (no server needed), media under
 ``var/media/``. Production sets ``DATABASE_URL`` (Postgres) and ``CELERY_BROKER_URL`` (Redis).
+Importing this module creates no folder (``registry.local_dirs`` does, at start-up), and with
+``DEBUG`` off it refuses to load without a ``SECRET_KEY``.
 """
 
 import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("REGISTRY_VAR_DIR", BASE_DIR / "var"))
@@ -32,7 +35,14 @@ def env_int(name: str, default: int) -> int:
 
 
 DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-local-development-key-set-SECRET_KEY")
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set: with DEBUG off the registry needs a secret key of its own; "
+            "set SECRET_KEY to a long random string, e.g. the output of python3 -c 'import "
+            "secrets; print(secrets.token_urlsafe(50))'")
+    SECRET_KEY = "insecure-local-development-key-set-SECRET_KEY"  # DEBUG only
 ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
@@ -43,13 +53,16 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "ninja",  # its Swagger UI files, served from here (no CDN)
     "tokenizers_app",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "tokenizers_app.uploads.CorpusUploadMiddleware",  # before CSRF reads an upload's body
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -100,7 +113,6 @@ if os.environ.get("DATABASE_URL"):
 else:
     DATABASES = {"default": sqlite_database(
         Path(os.environ.get("SQLITE_PATH", VAR_DIR / "registry.sqlite3")))}
-    DATABASES["default"]["NAME"].parent.mkdir(parents=True, exist_ok=True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -116,8 +128,15 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))
-# Serve /static/ from Django itself (the admin's CSS) when no web server sits in front.
-SERVE_STATIC = env_bool("SERVE_STATIC", True)
+# whitenoise serves /static/: from the apps' folders while DEBUG is on (no collectstatic needed),
+# from STATIC_ROOT with hashed, compressed, long-cached names otherwise.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG
+                    else "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # Corpus files, cached downloads and partial counts live here; workers must see the same folder.
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
@@ -139,6 +158,19 @@ RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 120)
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
 # Evaluations read at most this many bytes of an evaluation corpus.
 EVALUATION_MAX_BYTES = env_int("EVALUATION_MAX_BYTES", 16 * 1024**2)
+# Anonymous visitors may browse the dashboard (read-only); starting runs and uploading need a
+# signed-in user either way.
+DASHBOARD_ANONYMOUS_READS = env_bool("DASHBOARD_ANONYMOUS_READS", True)
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "index"
+LOGOUT_REDIRECT_URL = "index"
+# The HTTP API: anonymous callers may read (encode included) unless this is off; texts to encode
+# and tokenizer files to import are capped.
+API_ANONYMOUS_READS = env_bool("API_ANONYMOUS_READS", True)
+API_ENCODE_MAX_CHARS = env_int("API_ENCODE_MAX_CHARS", 200_000)
+TOKENIZER_IMPORT_MAX_BYTES = env_int("TOKENIZER_IMPORT_MAX_BYTES", 100 * 1024**2)
+# Tokenizers kept loaded per web process (keyed by digest) for encoding on request.
+LOADED_TOKENIZERS = env_int("LOADED_TOKENIZERS", 8)
 # An evaluation still running after this long lost its worker: the reaper queues it again.
 EVALUATION_STALE_SECONDS = env_int("EVALUATION_STALE_SECONDS", 30 * 60)
 
@@ -158,9 +190,7 @@ if CELERY_BROKER_URL.startswith("filesystem:"):
         "processed_folder": str(BROKER_DIR / "processed"),
         "store_processed": False,
         "polling_interval": 0.2,  # seconds between looks at the folder
-    }
-    for folder in ("messages", "control", "processed"):
-        (BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
+    }  # the folders are created by registry.local_dirs, not here
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None

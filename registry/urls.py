@@ -1,15 +1,12 @@
-"""URL wiring: the admin, and the app's own pages."""
+"""URL wiring: the admin, and the app's own pages (static files: whitenoise, in settings)."""
 
-from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path, re_path
-from django.views.static import serve
+from django.urls import include, path
+
+from tokenizers_app.api import api
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/", api.urls),
     path("", include("tokenizers_app.urls")),
 ]
-
-if settings.SERVE_STATIC and not settings.DEBUG:
-    urlpatterns.append(re_path(r"^static/(?P<path>.*)$", serve,
-                               {"document_root": settings.STATIC_ROOT}))

@@ -87,7 +87,8 @@ class Worker:
     def start(self, timeout: float = 60) -> "Worker":
         command = [sys.executable, "-m", "celery", "-A", "registry", "worker", "--pool=solo",
                    "--loglevel=INFO", "-Q", SESSION, "-n", f"{self.name}-{SESSION}@%h",
-                   "--without-gossip", "--without-mingle", "--without-heartbeat"]
+                   "--without-gossip", "--without-mingle", "--without-heartbeat",
+                   "--include", "tests.registry.worker_barrier"]
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **self.env},
                                         stdout=log, stderr=subprocess.STDOUT,
@@ -158,3 +159,11 @@ def worker(session_worker, start_worker, transactional_db) -> Worker:
     if session_worker["worker"].process.poll() is not None:
         session_worker["worker"] = start_worker("main")
     return session_worker["worker"]
+
+
+@pytest.fixture
+def registry_data(db, settings, tmp_path):
+    """A small registry: see ``tests.registry.helpers.build_registry_data``."""
+    from tests.registry.helpers import build_registry_data
+
+    return build_registry_data(settings, tmp_path)

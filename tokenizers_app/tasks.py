@@ -1,40 +1,42 @@
 """Celery tasks. Each takes ids, imports its service inside the body, and calls it: job state
-lives in the database, so a task that is delivered twice finds its work done or taken."""
+lives in the database, so a task that is delivered twice finds its work done or taken. (A task
+body importing its service is the one import that points back up the layers.)"""
 
 from celery import shared_task
 
 
 @shared_task
 def execute_training_run(run_id: int) -> None:
-    from .services import execute_training_run
+    from .services.runs import execute_training_run
 
     execute_training_run(run_id=run_id)
 
 
 @shared_task(bind=True)
 def count_corpus_part(self, part_id: int) -> None:
-    from .services import count_corpus_part
+    from .services.fanout import count_corpus_part
 
     count_corpus_part(part_id=part_id, worker=self.request.hostname or "")
 
 
 @shared_task
 def merge_counted_run(run_id: int, attempt: int) -> None:
-    from .services import merge_counted_run
+    from .services.fanout import merge_counted_run
 
     merge_counted_run(run_id=run_id, attempt=attempt)
 
 
 @shared_task
 def run_evaluation(evaluation_id: int) -> None:
-    from .services import run_evaluation
+    from .services.evaluations import run_evaluation
 
     run_evaluation(evaluation_id=evaluation_id)
 
 
 @shared_task
 def reap_runs() -> None:
-    from .services import reap_evaluations, reap_runs
+    from .services.evaluations import reap_evaluations
+    from .services.runs import reap_runs
 
     reap_runs()
     reap_evaluations()

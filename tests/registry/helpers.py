@@ -1,12 +1,13 @@
 """Shared helpers for the registry tests: sample text, corpora, waiting for workers."""
 
 import io
-import time
-
 import pydoc_data.topics
+import time
+from pathlib import Path
 
-from tokenizers_app import services
 from tokenizers_app.models import TrainingRun
+from tokenizers_app.services.corpora import import_corpus
+from tokenizers_app.services.runs import execute_training_run, start_training_run
 
 # Real English prose that ships with every Python: the pydoc help topics (about 450 KB).
 PROSE = "".join(pydoc_data.topics.topics[key] for key in sorted(pydoc_data.topics.topics))
@@ -19,7 +20,7 @@ def sample_text(chars: int, offset: int = 0) -> str:
 
 
 def import_text(text: str, name: str, **kwargs):
-    return services.import_corpus(stream=io.BytesIO(text.encode()), name=name, **kwargs)
+    return import_corpus(stream=io.BytesIO(text.encode()), name=name, **kwargs)
 
 
 def wait_until(predicate, timeout: float, message: str, interval: float = 0.05):
@@ -46,3 +47,42 @@ def wait_for_run(run: TrainingRun, statuses=TrainingRun.FINISHED, timeout: float
     except AssertionError as exc:
         raise AssertionError(f"{exc}\n--- worker log ---\n{worker.log() if worker else ''}")
     return run
+
+
+def train(corpus, name="prose-bpe", vocab_size=400, **kwargs) -> TrainingRun:
+    """Start a run and execute it here, as a worker would."""
+    run = start_training_run(corpora=[corpus], tokenizer_name=name,
+                             vocab_size=vocab_size, **kwargs)
+    execute_training_run(run_id=run.pk)
+    run.refresh_from_db()
+    return run
+
+
+def media_files(*parts) -> list[Path]:
+    from django.conf import settings
+
+    folder = Path(settings.MEDIA_ROOT, *parts)
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+def build_registry_data(settings, tmp_path) -> dict:
+    """Two corpora (one for evaluation), two trained versions of one tokenizer evaluated on it,
+    a member and a staff user; built in this process (no worker needed)."""
+    from django.contrib.auth import get_user_model
+
+    from tokenizers_app.models import Evaluation
+    from tokenizers_app.services.evaluations import run_evaluation
+
+    django_user_model = get_user_model()
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    corpus = import_text(sample_text(30_000), "prose")
+    held_out = import_text(sample_text(8_000, offset=200_000), "held-out", is_evaluation=True)
+    small = train(corpus, "prose-bpe", vocab_size=300, special_tokens=["<|endoftext|>"])
+    large = train(corpus, "prose-bpe", vocab_size=600, special_tokens=["<|endoftext|>"])
+    for evaluation in Evaluation.objects.all():
+        run_evaluation(evaluation_id=evaluation.pk)
+    return {"corpus": corpus, "held_out": held_out, "small": small.versions.get(),
+            "large": large.versions.get(), "runs": [small, large],
+            "member": django_user_model.objects.create_user("member", password="pw-member-1"),
+            "staff": django_user_model.objects.create_user("staff", password="pw-staff-1",
+                                                           is_staff=True)}

@@ -4,8 +4,9 @@ recorded); other users cannot."""
 import pytest
 from django.contrib.auth.models import User
 
-from tokenizers_app import services
 from tokenizers_app.models import Alias, AliasMove, Corpus, TokenizerVersion
+from tokenizers_app.services.runs import execute_training_run, start_training_run
+from tokenizers_app.services.versions import move_alias
 
 from .helpers import import_text, sample_text
 
@@ -19,9 +20,9 @@ def versions(settings, tmp_path):
     corpus = import_text(sample_text(10_000), "prose")
     found = []
     for size in (300, 320):
-        run = services.start_training_run(corpora=[corpus], tokenizer_name="prose-bpe",
-                                          vocab_size=size)
-        services.execute_training_run(run_id=run.pk)
+        run = start_training_run(corpora=[corpus], tokenizer_name="prose-bpe",
+                                 vocab_size=size)
+        execute_training_run(run_id=run.pk)
         found.append(run.versions.get())
     return found
 
@@ -37,6 +38,12 @@ def staff_client(client):
 def member_client(client):
     client.force_login(User.objects.create_user("member"))
     return client
+
+
+def inline_management(*prefixes) -> dict:
+    """The management fields a browser sends for empty read-only inlines."""
+    return {f"{prefix}-{field}": 0 for prefix in prefixes
+            for field in ("TOTAL_FORMS", "INITIAL_FORMS")}
 
 
 def act(client, action: str, version: TokenizerVersion):
@@ -55,7 +62,8 @@ def test_staff_publish_and_then_deprecate_a_version(staff_client, versions):
 def test_staff_annotate_a_version_but_its_content_stays_read_only(staff_client, versions):
     version = versions[0]
     response = staff_client.post(f"/admin/tokenizers_app/tokenizerversion/{version.pk}/change/",
-                                 {"notes": "baseline for the web crawl", "pattern": "gpt4"})
+                                 {"notes": "baseline for the web crawl", "pattern": "gpt4",
+                                  **inline_management("evaluations", "aliases")})
 
     assert response.status_code == 302
     version.refresh_from_db()
@@ -81,12 +89,12 @@ def test_staff_create_and_move_an_alias_and_each_move_is_recorded(staff_client, 
 
 
 def test_an_alias_cannot_be_moved_to_a_version_of_another_tokenizer(staff_client, versions):
-    other_run = services.start_training_run(corpora=[Corpus.objects.get()],
-                                            tokenizer_name="other-bpe", vocab_size=300)
-    services.execute_training_run(run_id=other_run.pk)
+    other_run = start_training_run(corpora=[Corpus.objects.get()],
+                                   tokenizer_name="other-bpe", vocab_size=300)
+    execute_training_run(run_id=other_run.pk)
     other = other_run.versions.get()
-    alias = services.move_alias(version=versions[0], name="production",
-                                user=User.objects.create_user("boss", is_staff=True))
+    alias = move_alias(version=versions[0], name="production",
+                       user=User.objects.create_user("boss", is_staff=True))
 
     response = staff_client.post(f"/admin/tokenizers_app/alias/{alias.pk}/change/", {
         "version": other.pk, "moves-TOTAL_FORMS": 0, "moves-INITIAL_FORMS": 0})
@@ -98,7 +106,7 @@ def test_an_alias_cannot_be_moved_to_a_version_of_another_tokenizer(staff_client
 
 
 def test_an_alias_name_that_reads_as_a_version_number_is_refused_in_the_form(staff_client,
-                                                                            versions):
+                                                                             versions):
     response = staff_client.post("/admin/tokenizers_app/alias/add/", {
         "tokenizer": versions[0].tokenizer_id, "name": "2", "version": versions[0].pk,
         "moves-TOTAL_FORMS": 0, "moves-INITIAL_FORMS": 0})
@@ -125,3 +133,25 @@ def test_staff_see_the_registry_pages(staff_client, versions):
                  "/admin/tokenizers_app/tokenizer/", f"/admin/tokenizers_app/tokenizerversion/"
                  f"{versions[0].pk}/change/", "/admin/tokenizers_app/evaluation/"):
         assert staff_client.get(page).status_code == 200, page
+
+
+def test_a_versions_page_shows_its_evaluations_as_metrics_and_its_aliases(staff_client, versions):
+    from tokenizers_app.services.evaluations import evaluate_version
+
+    held_out = import_text(sample_text(3_000, offset=100_000), "held-out")
+    evaluate_version(version=versions[0], corpus=held_out)
+    move_alias(version=versions[0], name="candidate", user=User.objects.get(username="staff"))
+
+    html = staff_client.get(f"/admin/tokenizers_app/tokenizerversion/{versions[0].pk}/change/"
+                            ).content.decode()
+    assert "Compression ratio (bytes/token)" in html and "held-out" in html
+    assert "candidate" in html
+    listing = staff_client.get("/admin/tokenizers_app/evaluation/").content.decode()
+    assert "Word coverage (%)" in listing and '{"compression_ratio"' not in listing
+
+
+def test_a_corpus_file_is_reached_through_the_access_checked_download(staff_client, versions):
+    corpus = Corpus.objects.get(name="prose")
+    html = staff_client.get(f"/admin/tokenizers_app/corpus/{corpus.pk}/change/").content.decode()
+    assert 'href="/corpora/prose/file"' in html
+    assert staff_client.get("/corpora/prose/file").status_code == 200

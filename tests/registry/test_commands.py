@@ -8,18 +8,17 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from tokenizers_app import services
 from tokenizers_app.bpe import load_tokenizer, train_bpe
 from tokenizers_app.management.commands.start import local_text
 from tokenizers_app.management.commands.train import progress_line
 from tokenizers_app.models import Corpus, Evaluation, TokenizerVersion, TrainingRun
+from tokenizers_app.services.runs import execute_training_run, start_training_run
 
 from .helpers import import_text, sample_text, wait_until
 
@@ -41,9 +40,9 @@ def media_root(settings, tmp_path):
 def version(db, media_root):
     """A trained version ``prose-bpe@1``, trained here as a worker would."""
     corpus = import_text(sample_text(20_000), "prose")
-    run = services.start_training_run(corpora=[corpus], tokenizer_name="prose-bpe",
-                                      vocab_size=400, special_tokens=["<|endoftext|>"])
-    services.execute_training_run(run_id=run.pk)
+    run = start_training_run(corpora=[corpus], tokenizer_name="prose-bpe",
+                             vocab_size=400, special_tokens=["<|endoftext|>"])
+    execute_training_run(run_id=run.pk)
     return run.versions.get()
 
 
@@ -153,7 +152,7 @@ def test_export_then_import_gives_back_the_same_version(version, tmp_path, forma
 
 
 def test_import_tokenizer_adds_a_new_version_from_a_vocab_and_merges_folder(db, media_root,
-                                                                             tmp_path):
+                                                                            tmp_path):
     tokenizer = train_bpe([sample_text(10_000)], 300).tokenizer()
     from tokenizers_app.bpe import save_tokenizer
     save_tokenizer(tokenizer, tmp_path / "gpt2", "gpt2")
@@ -197,7 +196,7 @@ def test_reap_runs_reports_what_it_did(version):
 
 def test_cancel_run_cancels_a_queued_run(db, media_root):
     import_text(sample_text(5_000), "prose")
-    run = services.start_training_run(corpora=["prose"], tokenizer_name="t", vocab_size=300)
+    run = start_training_run(corpora=["prose"], tokenizer_name="t", vocab_size=300)
 
     assert run_command("cancel_run", str(run.pk)).strip() == f"run {run.pk}: cancelled"
     with pytest.raises(CommandError, match="no training run 999"):

@@ -1,17 +1,17 @@
-"""The records: content digests, row I/O of versions, names."""
+"""The records: row I/O of versions, names."""
 
 import pytest
 
-from tokenizers_app import services
+from tests.bpe.test_canonical import shuffled_ids
 from tokenizers_app.bpe import Tokenizer, train_bpe
+from tokenizers_app.bpe.canonical import VOCAB_KINDS, content_digest
 from tokenizers_app.models import (
     MergeRule,
     TokenizerVersion,
     VocabEntry,
     check_name,
-    content_digest,
-    vocab_kinds,
 )
+from tokenizers_app.services.versions import add_version
 
 from .helpers import sample_text
 
@@ -21,41 +21,11 @@ def trained() -> Tokenizer:
     return train_bpe([sample_text(20_000)], 400, special_tokens=["<|endoftext|>"]).tokenizer()
 
 
-def shuffled_ids(tokenizer: Tokenizer) -> Tokenizer:
-    """The same tokens under other ids (as imported files may number them): reversed, with an
-    extra token that no merge makes."""
-    tokens = [tokenizer.vocab[i] for i in sorted(tokenizer.vocab)] + [b"<extra>"]
-    vocab = {len(tokens) - 1 - i: token for i, token in enumerate(tokens)}
-    specials = {"<|endoftext|>": len(tokens) - 1}
-    return Tokenizer(vocab, tokenizer.merges, specials, tokenizer.pattern)
-
-
 def store(tokenizer: Tokenizer, name: str = "t") -> TokenizerVersion:
     from tokenizers_app.models import Tokenizer as TokenizerRecord
 
     record, _ = TokenizerRecord.objects.get_or_create(name=name)
-    return services.add_version(tokenizer=record, core=tokenizer, source="import")
-
-
-def test_the_digest_is_stable_and_changes_with_anything_that_changes_ids(trained):
-    digest = content_digest(trained)
-    swapped = list(trained.merges)
-    swapped[-2], swapped[-1] = swapped[-1], swapped[-2]
-    merges_changed = Tokenizer(trained.vocab, swapped, trained.special_tokens, trained.pattern)
-    pattern_changed = Tokenizer(trained.vocab, trained.merges, trained.special_tokens, "gpt4")
-
-    assert digest == content_digest(Tokenizer(trained.vocab, trained.merges,
-                                              trained.special_tokens, trained.pattern))
-    assert len({digest, content_digest(merges_changed), content_digest(pattern_changed),
-                content_digest(shuffled_ids(trained))}) == 4
-
-
-def test_vocab_kinds_tell_special_byte_merge_and_added_tokens(trained):
-    kinds = {token: kind for _, token, kind in vocab_kinds(shuffled_ids(trained))}
-    assert kinds[b"<|endoftext|>"] == "special"
-    assert kinds[b"a"] == "byte"
-    assert kinds[trained.merges[0][0] + trained.merges[0][1]] == "merge"
-    assert kinds[b"<extra>"] == "added"
+    return add_version(tokenizer=record, core=tokenizer, source="import")
 
 
 @pytest.mark.django_db
@@ -134,3 +104,20 @@ def test_deleting_a_version_deletes_its_rows(trained):
     assert not MergeRule.objects.filter(version_id=version.pk).exists()
     assert not VocabEntry.objects.filter(version_id=version.pk).exists()
     assert MergeRule.objects.count() == len(trained.merges)
+
+
+def test_vocab_entry_kinds_are_the_cores_vocab_kinds():
+    assert tuple(VocabEntry.Kind.values) == VOCAB_KINDS
+
+
+@pytest.mark.django_db
+def test_loaded_tokenizers_are_kept_per_process_by_digest_least_recently_used_first(
+        trained, settings):
+    settings.LOADED_TOKENIZERS = 1
+    first, same = store(trained, "a"), store(trained, "b")  # same content: one digest
+    loaded = first.cached_tokenizer()
+    assert same.cached_tokenizer() is loaded
+    assert loaded.encode_ordinary("the text") == trained.encode_ordinary("the text")
+    other = store(Tokenizer(trained.vocab, trained.merges, trained.special_tokens, "gpt4"), "c")
+    assert other.cached_tokenizer() is other.cached_tokenizer()
+    assert first.cached_tokenizer() is not loaded  # dropped for the other one, loaded again

@@ -42,8 +42,35 @@ def test_without_environment_the_app_uses_sqlite_in_wal_mode_and_a_folder_broker
     assert "journal_mode=WAL" in shown["options"]["init_command"]
     assert shown["broker"].startswith("filesystem://")
     assert shown["transport"]["data_folder_in"] == str(tmp_path / "broker" / "messages")
-    assert (tmp_path / "broker" / "messages").is_dir()
     assert shown["media"] == str(tmp_path / "media")
+
+
+def test_loading_the_settings_creates_no_folder_and_start_up_creates_what_they_need(tmp_path):
+    load_settings(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    clean = {k: v for k, v in os.environ.items() if k not in NAMES}
+    subprocess.run([sys.executable, "-c", "import django; django.setup(); "
+                    "from registry.local_dirs import ensure_local_dirs; ensure_local_dirs()"],
+                   cwd=REPO, check=True, env={**clean, "REGISTRY_VAR_DIR": str(tmp_path),
+                                              "DJANGO_SETTINGS_MODULE": "registry.settings"})
+    assert (tmp_path / "broker" / "messages").is_dir()
+    assert (tmp_path / "broker" / "control").is_dir()
+
+
+def test_with_debug_off_the_app_refuses_to_start_without_a_secret_key(tmp_path):
+    clean = {k: v for k, v in os.environ.items() if k not in (*NAMES, "SECRET_KEY", "DEBUG")}
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=REPO, capture_output=True,
+                            text=True, env={**clean, "REGISTRY_VAR_DIR": str(tmp_path),
+                                            "DEBUG": "0"})
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: SECRET_KEY is not set")
+    assert "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+    with_key = subprocess.run([sys.executable, "manage.py", "check"], cwd=REPO,
+                              capture_output=True, text=True,
+                              env={**clean, "REGISTRY_VAR_DIR": str(tmp_path), "DEBUG": "0",
+                                   "SECRET_KEY": "a-key-of-this-deployment-" + "x" * 40})
+    assert with_key.returncode == 0, with_key.stderr
 
 
 def test_database_url_selects_postgres_and_broker_url_selects_redis(tmp_path):

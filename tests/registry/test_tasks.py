@@ -5,11 +5,17 @@ import time
 
 import pytest
 
-from tokenizers_app import services, tasks
+from tokenizers_app import tasks
 from tokenizers_app.bpe import train_bpe
 from tokenizers_app.bpe.pretokenize import PreTokenizer
 from tokenizers_app.bpe.training import Ticker, count_pretokens
 from tokenizers_app.models import CountPart, TokenizerVersion, TrainingRun
+from tokenizers_app.services.fanout import merged_part_counts
+from tokenizers_app.services.runs import (
+    cancel_training_run,
+    reap_runs,
+    start_training_run,
+)
 
 from .helpers import import_text, sample_text, wait_for_run, wait_until
 
@@ -18,8 +24,8 @@ pytestmark = pytest.mark.slow
 
 def test_worker_trains_a_version_equal_to_train_bpe_on_the_same_file(worker):
     corpus = import_text(sample_text(40_000), "prose")
-    run = services.start_training_run(corpora=[corpus], tokenizer_name="prose-bpe",
-                                      vocab_size=600, special_tokens=["<|endoftext|>"])
+    run = start_training_run(corpora=[corpus], tokenizer_name="prose-bpe",
+                             vocab_size=600, special_tokens=["<|endoftext|>"])
 
     run = wait_for_run(run, worker=worker)
 
@@ -38,8 +44,8 @@ def start_long_run(name: str, vocab_size: int) -> TrainingRun:
     """A run whose merge loop takes seconds: pattern "none" makes the whole corpus one pre-token,
     so every merge rewrites a long word."""
     corpus = import_text(sample_text(465_000), name)
-    return services.start_training_run(corpora=[corpus], tokenizer_name=name,
-                                       vocab_size=vocab_size, pattern="none")
+    return start_training_run(corpora=[corpus], tokenizer_name=name,
+                              vocab_size=vocab_size, pattern="none")
 
 
 def wait_for_merging(run: TrainingRun, worker) -> TrainingRun:
@@ -59,7 +65,7 @@ def test_a_running_run_writes_progress_and_heartbeat_every_second(worker):
         time.sleep(1.0)
         run.refresh_from_db()
         seen.append((run.heartbeat_at, run.progress_done, run.merges_per_second))
-    services.cancel_training_run(run=run)
+    cancel_training_run(run=run)
     wait_for_run(run, timeout=5, worker=worker)
 
     heartbeats = [heartbeat for heartbeat, _, _ in seen]
@@ -72,7 +78,7 @@ def test_cancelling_a_running_run_stops_it_within_two_seconds(worker):
     run = wait_for_merging(start_long_run("long-cancel", vocab_size=60_000), worker)
     asked = time.monotonic()
 
-    services.cancel_training_run(run=run)
+    cancel_training_run(run=run)
     run = wait_for_run(run, timeout=5, worker=worker)
 
     assert time.monotonic() - asked < 2
@@ -88,7 +94,7 @@ def test_a_worker_killed_mid_training_finishes_after_a_restart_with_one_version(
     run.refresh_from_db()
     assert run.status == TrainingRun.Status.RUNNING and run.attempt == 1
     replacement = session_worker["worker"] = start_worker("main")
-    wait_until(lambda: services.reap_runs(stale_seconds=1)["requeued"], 10,
+    wait_until(lambda: reap_runs(stale_seconds=1)["requeued"], 10,
                "the reaper to re-queue the run of the killed worker")
     run = wait_for_run(run, timeout=120, worker=replacement)
 
@@ -101,7 +107,7 @@ def test_a_worker_killed_mid_training_finishes_after_a_restart_with_one_version(
 
 def test_a_task_delivered_twice_creates_one_version(worker):
     corpus = import_text(sample_text(20_000), "twice")
-    run = services.start_training_run(corpora=[corpus], tokenizer_name="twice", vocab_size=400)
+    run = start_training_run(corpora=[corpus], tokenizer_name="twice", vocab_size=400)
     duplicate = tasks.execute_training_run.delay(run.pk)
 
     run = wait_for_run(run, worker=worker)
@@ -113,15 +119,15 @@ def test_a_task_delivered_twice_creates_one_version(worker):
 
 
 def test_fan_out_counting_with_two_workers_gives_the_counts_of_one_process(
-        session_worker, start_worker, transactional_db):
+        session_worker, start_worker, transactional_db, tmp_path):
     session_worker["worker"].stop()  # only the two fan-out workers take this run
     env = {"FANOUT_MIN_BYTES": "100000", "FANOUT_PART_BYTES": "250000",
-           "FANOUT_KEEP_COUNTS": "1"}
+           "FANOUT_KEEP_COUNTS": "1", "TEST_BARRIER_DIR": str(tmp_path)}  # see worker_barrier
     workers = [start_worker("fan-a", **env), start_worker("fan-b", **env)]
     try:
         corpus = import_text(sample_text(1_500_000), "big")
-        run = services.start_training_run(corpora=[corpus], tokenizer_name="big",
-                                          vocab_size=500)
+        run = start_training_run(corpora=[corpus], tokenizer_name="big",
+                                 vocab_size=500)
         run = wait_for_run(run, timeout=120, worker=workers[0])
     finally:
         for fan_out_worker in workers:
@@ -132,5 +138,5 @@ def test_fan_out_counting_with_two_workers_gives_the_counts_of_one_process(
     assert run.fanout_parts == parts.count() >= 5
     assert len({part.worker for part in parts}) == 2
     one_process = count_pretokens(corpus.path, PreTokenizer("gpt2"), [], Ticker(None, None), 1)
-    assert services.merged_part_counts(run=run, attempt=run.attempt) == one_process
+    assert merged_part_counts(run=run, attempt=run.attempt) == one_process
     assert run.versions.get().load_tokenizer().merges == train_bpe(corpus.path, 500).merges

@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tokenizers_app import services
 from tokenizers_app.models import TrainingRun
+from tokenizers_app.services.runs import cancel_training_run
 
 
 class Command(BaseCommand):
@@ -16,6 +16,7 @@ class Command(BaseCommand):
         run = TrainingRun.objects.filter(pk=run_id).first()
         if run is None:
             raise CommandError(f"no training run {run_id}")
-        run = services.cancel_training_run(run=run)
-        self.stdout.write(f"run {run.pk}: {run.status}"
-                          + (" (cancel requested)" if run.status == "running" else ""))
+        run = cancel_training_run(run=run)
+        running = run.status == TrainingRun.Status.RUNNING
+        self.stdout.write(f"run {run.pk}: {run.status}" + (" (cancel requested)" if running
+                                                             else ""))

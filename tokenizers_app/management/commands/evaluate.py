@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tokenizers_app import services
-from tokenizers_app.models import Corpus, TokenizerVersion
+from tokenizers_app.models import Corpus, Evaluation, TokenizerVersion
+from tokenizers_app.services.evaluations import evaluate_version
 
 
 class Command(BaseCommand):
@@ -20,8 +20,8 @@ class Command(BaseCommand):
             [corpus] = Corpus.objects.by_names([corpus])
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        evaluation = services.evaluate_version(version=version, corpus=corpus)
-        if evaluation.status != "succeeded":
+        evaluation = evaluate_version(version=version, corpus=corpus)
+        if evaluation.status != Evaluation.Status.SUCCEEDED:
             raise CommandError(f"evaluation failed: {evaluation.error}")
         self.stdout.write(f"{version.label} on {corpus.name}:")
         for key, value in evaluation.metrics.items():

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tokenizers_app import services
+from tokenizers_app.services.corpora import import_corpus
 
 
 class Command(BaseCommand):
@@ -19,8 +19,8 @@ class Command(BaseCommand):
     def handle(self, *args, path, name, evaluation, **options):
         try:
             with open(path, "rb") as stream:
-                corpus = services.import_corpus(stream=stream, name=name, is_evaluation=evaluation,
-                                                original_filename=Path(path).name)
+                corpus = import_corpus(stream=stream, name=name, is_evaluation=evaluation,
+                                       original_filename=Path(path).name)
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
         except ValueError as exc:

@@ -1,13 +1,11 @@
 """``manage.py import_tokenizer PATH --tokenizer NAME [--format F]``"""
 
-from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tokenizers_app import services
 from tokenizers_app.bpe import FORMATS
-
-TOKENIZER_SUFFIXES = (".json", ".txt", ".tiktoken", ".model")
+from tokenizers_app.bpe.formats import read_tokenizer_files
+from tokenizers_app.services.versions import import_tokenizer
 
 
 class Command(BaseCommand):
@@ -22,29 +20,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, path, tokenizer, format, **options):
         try:
-            files = read_tokenizer_files(Path(path))
-            version = services.import_tokenizer(files=files, tokenizer_name=tokenizer,
-                                                format=format,
-                                                source_detail=f"imported from {path}")
+            files = read_tokenizer_files(path)
+            version = import_tokenizer(files=files, tokenizer_name=tokenizer,
+                                       format=format,
+                                       source_detail=f"imported from {path}")
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(f"version {version.label}: vocab size {version.vocab_size}, "
                           f"{version.merge_count} merges, digest {version.digest[:12]}")
-
-
-def read_tokenizer_files(path: Path) -> dict[str, bytes]:
-    """``{file name: bytes}``: a folder's tokenizer files, or one file (with the ``.json``
-    sidecar of a ``.tiktoken`` rank file)."""
-    if path.is_dir():
-        files = {p.name: p.read_bytes() for p in sorted(path.iterdir())
-                 if p.is_file() and p.suffix in TOKENIZER_SUFFIXES}
-        if not files:
-            raise ValueError(f"the folder {path} holds no tokenizer files")
-        return files
-    files = {path.name: path.read_bytes()}
-    sidecar = path.with_suffix(".json")
-    if path.suffix == ".tiktoken" and sidecar.is_file():
-        files[sidecar.name] = sidecar.read_bytes()
-    return files

@@ -3,7 +3,8 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from tokenizers_app import services
+from tokenizers_app.services.evaluations import reap_evaluations
+from tokenizers_app.services.runs import reap_runs
 
 
 class Command(BaseCommand):
@@ -16,12 +17,12 @@ class Command(BaseCommand):
                             help="heartbeat age that counts as stale (default: %(default)s)")
 
     def handle(self, *args, stale_seconds, **options):
-        outcome = services.reap_runs(stale_seconds=stale_seconds)
+        outcome = reap_runs(stale_seconds=stale_seconds)
         for what, run_ids in outcome.items():
             if run_ids:
                 self.stdout.write(f"{what}: runs {', '.join(map(str, run_ids))}")
         if not any(outcome.values()):
             self.stdout.write("no stale runs")
-        evaluations = services.reap_evaluations()
+        evaluations = reap_evaluations()
         if evaluations:
             self.stdout.write(f"requeued: evaluations {', '.join(map(str, evaluations))}")

@@ -17,8 +17,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from tokenizers_app import services
 from tokenizers_app.models import Corpus
+from tokenizers_app.services.corpora import import_corpus
+from tokenizers_app.services.runs import start_training_run
 
 DEMO_TRAIN_BYTES = 3_000_000
 DEMO_EVAL_BYTES = 1_000_000
@@ -57,16 +58,16 @@ class Command(BaseCommand):
         if len(docs) < 10_000:
             self.stdout.write("no demo corpus: too little readable text found on this machine")
             return
-        corpus = services.import_corpus(stream=io.BytesIO(docs), name="demo-docs",
-                                        original_filename="local documentation")
+        corpus = import_corpus(stream=io.BytesIO(docs), name="demo-docs",
+                               original_filename="local documentation")
         self.stdout.write(f"demo corpus 'demo-docs': {corpus.size_bytes} bytes of local "
                           f"documentation")
         if len(licenses) >= 10_000:
-            services.import_corpus(stream=io.BytesIO(licenses), name="demo-licenses",
-                                   original_filename="local license texts", is_evaluation=True)
+            import_corpus(stream=io.BytesIO(licenses), name="demo-licenses",
+                          original_filename="local license texts", is_evaluation=True)
             self.stdout.write("evaluation corpus 'demo-licenses': local license texts")
-        run = services.start_training_run(corpora=[corpus], tokenizer_name="demo-docs-bpe",
-                                          vocab_size=2048, special_tokens=["<|endoftext|>"])
+        run = start_training_run(corpora=[corpus], tokenizer_name="demo-docs-bpe",
+                                 vocab_size=2048, special_tokens=["<|endoftext|>"])
         self.stdout.write(f"queued demo training run {run.pk} (tokenizer 'demo-docs-bpe')")
 
     def start_worker(self, concurrency: int) -> subprocess.Popen:

@@ -4,8 +4,8 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tokenizers_app import services
 from tokenizers_app.models import TrainingRun
+from tokenizers_app.services.runs import cancel_training_run, start_training_run
 
 WAIT_HINT_SECONDS = 10
 PRINT_SECONDS = 5
@@ -32,7 +32,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            run = services.start_training_run(
+            run = start_training_run(
                 corpora=options["corpus"], tokenizer_name=options["tokenizer"],
                 vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
                 pattern=options["pattern"], min_frequency=options["min_frequency"],
@@ -48,7 +48,7 @@ class Command(BaseCommand):
             run = self.wait(run)
         except KeyboardInterrupt:
             self.stdout.write(f"\ncancelling run {run.pk} ...")
-            services.cancel_training_run(run=run)
+            cancel_training_run(run=run)
             run = self.wait(run)
         if run.status != TrainingRun.Status.SUCCEEDED:
             raise CommandError(f"run {run.pk} {run.status}" + (f": {run.error}" if run.error
@@ -66,7 +66,8 @@ class Command(BaseCommand):
             time.sleep(0.5)
             run.refresh_from_db()
             line = progress_line(run)
-            if run.status == "queued" and time.monotonic() - started > WAIT_HINT_SECONDS:
+            waiting = time.monotonic() - started > WAIT_HINT_SECONDS
+            if run.status == TrainingRun.Status.QUEUED and waiting:
                 line += " (no worker yet? start one with `celery -A registry worker`)"
             if live:
                 self.stdout.write(f"\r{line}\x1b[K", ending="")
@@ -82,9 +83,9 @@ class Command(BaseCommand):
 
 def progress_line(run: TrainingRun) -> str:
     """``run 3: merge 1200/31744 (2400 merges/s)``, ``run 3: count 45% of 2.6 MB``."""
-    if run.status != "running":
+    if run.status != TrainingRun.Status.RUNNING:
         return f"run {run.pk}: {run.status}"
-    if run.stage == "count":
+    if run.stage == TrainingRun.Stage.COUNT:
         percent = 100 * run.progress_done // max(run.progress_total, 1)
         return f"run {run.pk}: count {percent}% of {run.progress_total / 1e6:.1f} MB"
     rate = f" ({run.merges_per_second:.0f} merges/s)" if run.merges_per_second else ""

@@ -1,0 +1,118 @@
+"""Storing corpora (``services.corpora``).
+
+The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
+run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
+needs to see what would be enqueued it captures the on-commit callbacks.
+"""
+
+import io
+
+import pytest
+
+from tests.registry.helpers import (
+    import_text,
+    media_files,
+)
+from tokenizers_app.models import (
+    Corpus,
+    TrainingRun,
+)
+from tokenizers_app.services.corpora import import_corpus
+
+pytestmark = pytest.mark.django_db
+
+Status = TrainingRun.Status
+
+
+# -- importing corpora ----------------------------------------------------------------------------
+
+class TrickleStream:
+    """A binary stream that hands out a few bytes per read, so characters straddle reads."""
+
+    def __init__(self, data: bytes, step: int = 3):
+        self.data, self.step, self.offset = data, step, 0
+
+    def read(self, size: int) -> bytes:
+        chunk = self.data[self.offset:self.offset + min(size, self.step)]
+        self.offset += len(chunk)
+        return chunk
+
+
+def test_import_corpus_stores_the_bytes_under_a_content_name_with_hash_and_counts():
+    text = "héllo wörld\nΓειά σου κόσμε\nsecond line"
+    corpus = import_corpus(stream=TrickleStream(text.encode()), name="mixed",
+                           original_filename="../../etc/passwd")
+
+    assert corpus.path.read_bytes() == text.encode()
+    assert corpus.path.name == f"{corpus.sha256}.txt"
+    assert corpus.sha256 == __import__("hashlib").sha256(text.encode()).hexdigest()
+    assert (corpus.size_bytes, corpus.line_count, corpus.char_count) == (
+        len(text.encode()), 3, len(text))
+    assert set(corpus.scripts) == {"Latin", "Greek"}
+    assert corpus.original_filename == "../../etc/passwd"
+    assert media_files("corpora", "incoming") == []
+
+
+def test_importing_the_same_bytes_twice_gives_one_corpus():
+    first = import_text("same text\n", "first")
+    second = import_text("same text\n", "second")
+
+    assert second.pk == first.pk and second.name == "first"
+    assert Corpus.objects.count() == 1
+
+
+def test_a_corpus_that_is_not_utf8_is_refused_naming_the_byte_offset_and_leaves_nothing():
+    data = "ok line\n".encode() * 1000 + b"caf\xe9\n"
+
+    with pytest.raises(ValueError, match=r"not valid UTF-8: byte 0xe9 at byte offset 8003"):
+        import_corpus(stream=TrickleStream(data, step=7), name="latin1")
+
+    assert not Corpus.objects.exists()
+    assert media_files() == []
+
+
+def test_a_corpus_whose_row_cannot_be_written_leaves_no_file(monkeypatch):
+    def fail(**kwargs):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(Corpus.objects, "create", fail)
+    with pytest.raises(RuntimeError):
+        import_corpus(stream=io.BytesIO(b"some text\n"), name="lost")
+
+    assert media_files("corpora") == []
+
+
+def test_a_corpus_ending_in_half_a_character_is_refused():
+    with pytest.raises(ValueError, match=r"byte 0xc3 at byte offset 3"):
+        import_corpus(stream=io.BytesIO("abcé".encode()[:-1]), name="cut")
+    assert not Corpus.objects.exists()
+
+
+def test_an_empty_corpus_is_refused():
+    with pytest.raises(ValueError, match="the corpus is empty"):
+        import_text("", "empty")
+    assert not Corpus.objects.exists()
+    assert media_files() == []
+
+
+def test_a_corpus_over_the_size_cap_is_refused(settings):
+    settings.CORPUS_MAX_BYTES = 1000
+
+    with pytest.raises(ValueError, match="larger than the limit of 1000 bytes"):
+        import_text("x" * 1001, "big")
+
+    assert not Corpus.objects.exists()
+    assert media_files() == []
+
+
+def test_a_corpus_name_taken_by_other_content_is_refused(corpus):
+    with pytest.raises(ValueError, match="already exists with other content"):
+        import_text("other text", corpus.name)
+    assert Corpus.objects.count() == 1
+
+
+@pytest.mark.parametrize("name", ["", "has space", "a@b", "-dash-first", "x" * 101])
+def test_a_corpus_name_that_is_not_valid_is_refused(name):
+    with pytest.raises(ValueError, match="name .* is not valid"):
+        import_text("text", name)
+    assert not Corpus.objects.exists()

@@ -1,0 +1,107 @@
+"""Queuing, computing and reaping evaluations (``services.evaluations``).
+
+The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
+run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
+needs to see what would be enqueued it captures the on-commit callbacks.
+"""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.registry.helpers import import_text, media_files, sample_text, train
+from tokenizers_app.bpe.formats import dumps_tokenizer
+from tokenizers_app.models import (
+    Evaluation,
+    TrainingRun,
+)
+from tokenizers_app.services.evaluations import (
+    evaluate_version,
+    reap_evaluations,
+    run_evaluation,
+)
+from tokenizers_app.services.versions import (
+    render_tokenizer_files,
+)
+
+pytestmark = pytest.mark.django_db
+
+Status = TrainingRun.Status
+
+
+# -- evaluations ----------------------------------------------------------------------------------
+
+def test_a_new_version_queues_an_evaluation_per_evaluation_corpus(
+        corpus, django_capture_on_commit_callbacks):
+    held_out = import_text(sample_text(5_000, offset=100_000), "held-out", is_evaluation=True)
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        version = train(corpus).versions.get()
+
+    evaluation = Evaluation.objects.get()
+    assert (evaluation.version, evaluation.corpus, evaluation.status) == (
+        version, held_out, "queued")
+    assert len(callbacks) == 2  # the run, then the evaluation
+    run_evaluation(evaluation_id=evaluation.pk)
+    evaluation.refresh_from_db()
+    assert evaluation.status == "succeeded", evaluation.error
+    assert evaluation.metrics["compression_ratio"] > 1
+
+
+def test_an_evaluation_whose_worker_died_is_queued_again_and_then_computed(
+        corpus, django_capture_on_commit_callbacks):
+    import_text(sample_text(5_000, offset=100_000), "held-out", is_evaluation=True)
+    train(corpus)
+    evaluation = Evaluation.objects.get()
+    long_ago = timezone.now() - timedelta(hours=2)
+    Evaluation.objects.filter(pk=evaluation.pk).update(status="running", started_at=long_ago)
+
+    run_evaluation(evaluation_id=evaluation.pk)  # a redelivery does not take it over
+    assert Evaluation.objects.get(pk=evaluation.pk).status == "running"
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert reap_evaluations(stale_seconds=3600) == [evaluation.pk]
+    assert len(callbacks) == 1 and Evaluation.objects.get(pk=evaluation.pk).status == "queued"
+
+    run_evaluation(evaluation_id=evaluation.pk)
+    assert Evaluation.objects.get(pk=evaluation.pk).status == "succeeded"
+
+
+def test_evaluate_version_stores_the_core_metrics(corpus, settings):
+    version = train(corpus).versions.get()
+    held_out = import_text(sample_text(5_000, offset=100_000), "held-out")
+
+    evaluation = evaluate_version(version=version, corpus=held_out)
+
+    from tokenizers_app.bpe.evaluation import evaluate
+    expected = evaluate(version.load_tokenizer(), held_out.path.open(encoding="utf-8",
+                                                                     newline=""))
+    expected.pop("encode_throughput_mb_s")
+    stored = dict(evaluation.metrics)
+    assert stored.pop("encode_throughput_mb_s") > 0
+    assert json.loads(json.dumps(stored)) == json.loads(json.dumps(expected))
+
+
+def test_rendered_download_files_are_cached_by_digest(corpus):
+    version = train(corpus).versions.get()
+
+    files = render_tokenizer_files(version=version, format="tiktoken")
+    again = render_tokenizer_files(version=version, format="tiktoken")
+
+    assert files == again == dumps_tokenizer(version.load_tokenizer(), "tiktoken", "prose-bpe")
+    assert sorted(p.name for p in media_files("exports", version.digest)) == sorted(files)
+
+
+def test_the_leaderboard_ranks_versions_by_compression_ratio_per_evaluation_corpus(corpus):
+    import_text(sample_text(6_000, offset=100_000), "held-out", is_evaluation=True)
+    small = train(corpus, "small", vocab_size=300).versions.get()
+    large = train(corpus, "large", vocab_size=600).versions.get()
+    for evaluation in Evaluation.objects.all():
+        run_evaluation(evaluation_id=evaluation.pk)
+
+    ranked = list(Evaluation.objects.leaderboard())
+    assert [e.version for e in ranked] == [large, small]
+    assert ranked[0].compression_ratio == ranked[0].metrics["compression_ratio"] > \
+        ranked[1].compression_ratio
+    assert Evaluation.objects.of([small, large], ranked[0].corpus)[small.pk] == ranked[1]

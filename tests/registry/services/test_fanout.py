@@ -1,0 +1,115 @@
+"""Counting in parts on several workers (``services.fanout``).
+
+The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
+run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
+needs to see what would be enqueued it captures the on-commit callbacks.
+"""
+
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from tests.registry.helpers import import_text, media_files, sample_text
+from tokenizers_app.bpe import train_bpe
+from tokenizers_app.bpe.counting import count_range
+from tokenizers_app.bpe.pretokenize import PreTokenizer
+from tokenizers_app.bpe.training import Ticker, count_pretokens
+from tokenizers_app.models import (
+    Corpus,
+    CountPart,
+    TrainingRun,
+)
+from tokenizers_app.services.fanout import (
+    count_corpus_part,
+    merge_counted_run,
+    merged_part_counts,
+)
+from tokenizers_app.services.runs import (
+    execute_training_run,
+    start_training_run,
+)
+
+pytestmark = pytest.mark.django_db
+
+Status = TrainingRun.Status
+
+
+# -- fan-out counting -----------------------------------------------------------------------------
+
+def fan_out(run_id: int, worker: str = "here") -> TrainingRun:
+    """Execute a fanned-out run here: the plan, every count task, then the merge task."""
+    execute_training_run(run_id=run_id)
+    run = TrainingRun.objects.get(pk=run_id)
+    for part in CountPart.objects.filter(run=run, attempt=run.attempt):
+        count_corpus_part(part_id=part.pk, worker=worker)
+    merge_counted_run(run_id=run_id, attempt=run.attempt)
+    return TrainingRun.objects.get(pk=run_id)
+
+
+def test_fanned_out_counts_equal_the_counts_of_one_process(settings):
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 4000
+    settings.FANOUT_KEEP_COUNTS = True
+    corpus = import_text(sample_text(30_000).replace("\n\n", "<|endoftext|>"), "prose")
+    run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=500,
+                             special_tokens=["<|endoftext|>"])
+
+    run = fan_out(run.pk)
+
+    assert run.status == Status.SUCCEEDED, run.error
+    assert run.fanout_parts == CountPart.objects.filter(run=run).count() > 5
+    specials = ["<|endoftext|>"]
+    expected = count_pretokens(corpus.path, PreTokenizer("gpt2"), specials, Ticker(None, None), 1)
+    assert merged_part_counts(run=run, attempt=1) == expected
+    trained = train_bpe(corpus.path, 500, special_tokens=specials)
+    assert run.versions.get().load_tokenizer().merges == trained.merges
+
+
+def test_count_part_files_are_removed_after_the_run_by_default(settings, corpus):
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 4000
+    run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300)
+
+    assert fan_out(run.pk).status == Status.SUCCEEDED
+    assert media_files("runs") == []
+
+
+def test_a_count_task_delivered_twice_counts_its_part_once(settings, corpus,
+                                                           django_capture_on_commit_callbacks):
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 4000
+    run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300)
+    execute_training_run(run_id=run.pk)
+    parts = list(CountPart.objects.filter(run=run))
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        for part in parts + parts[:1]:
+            count_corpus_part(part_id=part.pk)
+
+    run.refresh_from_db()
+    assert len(callbacks) == 1  # the merge task, enqueued once, by the last part
+    assert run.progress_done == corpus.size_bytes
+
+
+@hypothesis_settings(max_examples=40, deadline=None,
+                     suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fragments=st.lists(st.sampled_from(["a", "bc", " ", "\n", "\n\n", "é", "日本", "<s>", "<",
+                                           "s>", "\t", "!!", "12"]), min_size=1, max_size=200),
+       pattern=st.sampled_from(["gpt2", "gpt4", "none"]))
+def test_counting_in_parts_equals_counting_in_one_process(settings, fragments, pattern):
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 0, 7
+    text = "".join(fragments)
+    corpus = Corpus.objects.filter(name="h").first() or import_text(text, "h")
+    corpus.path.write_text(text, encoding="utf-8")  # reuse one row: the text differs each time
+    Corpus.objects.filter(pk=corpus.pk).update(size_bytes=len(text.encode()))
+    run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300,
+                             special_tokens=["<s>"], pattern=pattern)
+    execute_training_run(run_id=run.pk)
+    run.refresh_from_db()
+    total = Counter()
+    for part in CountPart.objects.filter(run=run):
+        total.update(count_range(part.corpus.path, part.start, part.end, pattern, ["<s>"],
+                                 lambda done, total: None))
+
+    expected = count_pretokens(corpus.path, PreTokenizer(pattern), ["<s>"], Ticker(None, None), 1)
+    assert {word.encode(): n for word, n in total.items()} == expected

@@ -1,0 +1,266 @@
+"""Starting, executing, cancelling and reaping runs (``services.runs``, ``services.attempts``).
+
+The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
+run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
+needs to see what would be enqueued it captures the on-commit callbacks.
+"""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.registry.helpers import train
+from tokenizers_app.bpe import train_bpe
+from tokenizers_app.models import (
+    MergeRule,
+    Tokenizer,
+    TokenizerVersion,
+    TrainingRun,
+    VocabEntry,
+)
+from tokenizers_app.services.attempts import LostRun, RunReporter, save_training_result
+from tokenizers_app.services.runs import (
+    cancel_training_run,
+    execute_training_run,
+    reap_runs,
+    start_training_run,
+)
+from tokenizers_app.services.versions import (
+    register_sweep,
+)
+
+pytestmark = pytest.mark.django_db
+
+Status = TrainingRun.Status
+
+
+# -- starting runs --------------------------------------------------------------------------------
+
+def test_start_training_run_commits_the_run_then_enqueues_its_task(
+        corpus, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as callbacks:
+        run = start_training_run(corpora=["prose"], tokenizer_name="prose-bpe",
+                                 vocab_size=300, special_tokens=["<s>"], pattern="gpt4",
+                                 sweep=[280, 290])
+
+    assert len(callbacks) == 1
+    assert (run.status, run.attempt, run.vocab_size, run.pattern) == ("queued", 0, 300, "gpt4")
+    assert run.special_tokens == ["<s>"] and run.sweep == [280, 290]
+    assert list(run.corpora.all()) == [corpus]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"vocab_size": 255}, r"vocab size 255 is out of bounds: .* from 256"),
+    ({"vocab_size": 256, "special_tokens": ["<s>"]}, r"out of bounds: .* from 257"),
+    ({"vocab_size": 2_000_000}, r"vocab size 2000000 is out of bounds: .* to 1000000"),
+    ({"vocab_size": "500"}, r"vocab size '500' is out of bounds"),
+    ({"corpora": ["nope"]}, r"no corpus named 'nope' \(known corpora: prose\)"),
+    ({"corpora": []}, r"choose at least one corpus"),
+    ({"special_tokens": [""]}, r"special tokens must be non-empty strings, got ''"),
+    ({"special_tokens": ["<s>", "<s>"]}, r"special token '<s>' is listed twice"),
+    ({"pattern": "(unclosed"}, r"pattern '\(unclosed' does not compile"),
+    ({"tokenizer_name": "bad name"}, r"tokenizer name 'bad name' is not valid"),
+    ({"min_frequency": 0}, r"min frequency must be an integer >= 1"),
+    ({"sweep": [5000]}, r"sweep vocab size 5000 must be an integer from 256 to 499"),
+])
+def test_bad_training_parameters_are_refused_before_any_row_is_written(corpus, kwargs, message):
+    params = {"corpora": ["prose"], "tokenizer_name": "t", "vocab_size": 500, **kwargs}
+
+    with pytest.raises(ValueError, match=message):
+        start_training_run(**params)
+
+    assert not TrainingRun.objects.exists()
+    assert not Tokenizer.objects.exists()
+
+
+# -- executing runs -------------------------------------------------------------------------------
+
+def test_an_executed_run_saves_a_version_equal_to_train_bpe(corpus):
+    run = train(corpus, vocab_size=500, special_tokens=["<|endoftext|>"])
+
+    assert run.status == Status.SUCCEEDED, run.error
+    version = run.versions.get()
+    expected = train_bpe(corpus.path, 500, special_tokens=["<|endoftext|>"])
+    loaded = version.load_tokenizer()
+    assert (loaded.vocab, loaded.merges, loaded.merge_counts) == (
+        expected.vocab, expected.merges, expected.merge_counts)
+    assert loaded.special_ids == {"<|endoftext|>": 0}
+    assert version.training_run == run and version.source == "training"
+    assert VocabEntry.objects.filter(version=version, kind="special").count() == 1
+    assert VocabEntry.objects.filter(version=version, kind="byte").count() == 256
+    assert run.progress_done <= run.progress_total and run.stage == "save"
+
+
+def test_a_finished_run_tells_its_stage_times_and_its_merges_per_second(corpus):
+    run = train(corpus, vocab_size=500)
+
+    assert (run.stage, run.progress_done, run.progress_total) == ("save", 1, 1)
+    assert set(run.stage_seconds) == {"count", "merge", "save"}
+    assert run.merges_per_second > 0
+    assert run.finished_at >= run.started_at
+
+
+def test_executing_a_run_twice_creates_one_version(corpus):
+    run = train(corpus)
+    execute_training_run(run_id=run.pk)
+
+    run.refresh_from_db()
+    assert (run.status, run.attempt) == (Status.SUCCEEDED, 1)
+    assert TokenizerVersion.objects.count() == 1
+
+
+def test_a_second_run_with_the_same_result_gets_the_existing_version(corpus):
+    first = train(corpus)
+    second = train(corpus)
+
+    assert second.status == Status.SUCCEEDED
+    assert list(second.versions.all()) == list(first.versions.all())
+    assert TokenizerVersion.objects.count() == 1
+
+
+def test_versions_of_a_tokenizer_are_numbered_from_one(corpus):
+    numbers = [train(corpus, vocab_size=size).versions.get().number for size in (300, 310, 320)]
+    assert numbers == [1, 2, 3]
+
+
+def test_a_sweep_registers_the_merge_prefixes_as_versions_equal_to_training_there(corpus):
+    run = train(corpus, vocab_size=420, sweep=[300, 350])
+
+    versions = list(run.versions.order_by("number"))
+    assert [v.vocab_size for v in versions] == [300, 350, 420]
+    for version in versions:
+        expected = train_bpe(corpus.path, version.vocab_size)
+        assert version.load_tokenizer().merges == expected.merges
+
+
+def test_register_sweep_adds_prefix_versions_of_a_trained_version(corpus):
+    version = train(corpus, vocab_size=400).versions.get()
+
+    smaller = register_sweep(version=version, vocab_sizes=[300])
+
+    assert [v.vocab_size for v in smaller] == [300]
+    assert smaller[0].load_tokenizer().merges == version.load_tokenizer().merges[:44]
+
+
+def test_a_run_that_fails_records_an_actionable_error_and_no_version(corpus):
+    run = train(corpus, pattern=r"\w+")  # a custom pattern that drops the spaces
+
+    assert run.status == Status.FAILED
+    assert "is not lossless" in run.error
+    assert not TokenizerVersion.objects.exists() and not MergeRule.objects.exists()
+
+
+def test_a_cancel_noticed_during_training_leaves_the_run_cancelled_without_version(corpus):
+    run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=400)
+    TrainingRun.objects.filter(pk=run.pk).update(status=Status.QUEUED)
+    original = RunReporter.write
+
+    def cancel_then_write(self, **fields):
+        TrainingRun.objects.filter(pk=self.run.pk).update(cancel_requested=True)
+        original(self, **fields)
+
+    RunReporter.write = cancel_then_write
+    try:
+        execute_training_run(run_id=run.pk)
+    finally:
+        RunReporter.write = original
+
+    run.refresh_from_db()
+    assert run.status == Status.CANCELLED
+    assert not TokenizerVersion.objects.exists()
+
+
+def test_cancelling_a_queued_run_means_it_never_executes(corpus):
+    run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=400)
+
+    cancel_training_run(run=run)
+    execute_training_run(run_id=run.pk)
+
+    run.refresh_from_db()
+    assert (run.status, run.attempt) == (Status.CANCELLED, 0)
+    assert not TokenizerVersion.objects.exists()
+
+
+def test_an_attempt_that_lost_its_run_to_the_reaper_does_not_save(corpus):
+    run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=400)
+    stale = TrainingRun.objects.claim(run.pk, corpus.size_bytes)
+    TrainingRun.objects.filter(pk=run.pk).update(status=Status.QUEUED)  # re-queued by the reaper
+    execute_training_run(run_id=run.pk)  # attempt 2 finishes
+    result = train_bpe(corpus.path, 400)
+
+    with pytest.raises(LostRun):
+        save_training_result(run=stale, reporter=RunReporter(stale),
+                             result=result)
+
+    run.refresh_from_db()
+    assert (run.status, run.attempt) == (Status.SUCCEEDED, 2)
+    assert TokenizerVersion.objects.count() == 1
+
+
+# -- the reaper -----------------------------------------------------------------------------------
+
+def make_stale(run: TrainingRun, seconds: int = 600) -> None:
+    TrainingRun.objects.filter(pk=run.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=seconds))
+
+
+def running_run(corpus, attempt: int = 1, **fields) -> TrainingRun:
+    run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=400)
+    TrainingRun.objects.filter(pk=run.pk).update(status=Status.RUNNING, attempt=attempt, **fields)
+    run.refresh_from_db()
+    return run
+
+
+def test_the_reaper_requeues_a_running_run_whose_heartbeat_went_stale(
+        corpus, django_capture_on_commit_callbacks):
+    run = running_run(corpus)
+    make_stale(run)
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        outcome = reap_runs(stale_seconds=60)
+
+    run.refresh_from_db()
+    assert outcome["requeued"] == [run.pk] and len(callbacks) == 1
+    assert run.status == Status.QUEUED
+    execute_training_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.attempt) == (Status.SUCCEEDED, 2)
+
+
+def test_the_reaper_leaves_runs_with_a_fresh_heartbeat_alone(corpus):
+    run = running_run(corpus)
+    make_stale(run, seconds=5)
+
+    assert reap_runs(stale_seconds=60)["requeued"] == []
+    run.refresh_from_db()
+    assert run.status == Status.RUNNING
+
+
+def test_the_reaper_fails_a_run_after_the_last_attempt_with_a_message(corpus):
+    run = running_run(corpus, attempt=3)
+    make_stale(run)
+
+    assert reap_runs(stale_seconds=60, max_attempts=3)["failed"] == [run.pk]
+    run.refresh_from_db()
+    assert run.status == Status.FAILED
+    assert "stopped responding 3 times" in run.error and "worker logs" in run.error
+
+
+def test_the_reaper_cancels_a_stale_run_with_a_pending_cancel(corpus):
+    run = running_run(corpus, cancel_requested=True)
+    make_stale(run)
+
+    assert reap_runs(stale_seconds=60)["cancelled"] == [run.pk]
+    run.refresh_from_db()
+    assert run.status == Status.CANCELLED
+
+
+def test_the_reaper_sends_a_queued_run_again_when_its_task_seems_lost(
+        corpus, django_capture_on_commit_callbacks):
+    run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=400)
+    make_stale(run)
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert reap_runs(stale_seconds=60)["resent"] == [run.pk]
+    assert len(callbacks) == 1

@@ -1,0 +1,162 @@
+"""Versions, imports, lifecycle, aliases and downloads (``services.versions``).
+
+The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
+run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
+needs to see what would be enqueued it captures the on-commit callbacks.
+"""
+
+
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from tests.registry.helpers import train
+from tokenizers_app.bpe import train_bpe
+from tokenizers_app.bpe.canonical import content_digest
+from tokenizers_app.bpe.formats import dumps_tokenizer
+from tokenizers_app.models import (
+    AliasMove,
+    Tokenizer,
+    TokenizerVersion,
+    TrainingRun,
+)
+from tokenizers_app.services.versions import (
+    annotate_version,
+    deprecate_version,
+    import_tokenizer,
+    move_alias,
+    publish_version,
+)
+
+pytestmark = pytest.mark.django_db
+
+Status = TrainingRun.Status
+
+
+# -- versions, digests, imports -------------------------------------------------------------------
+
+def test_importing_exported_files_gives_back_the_same_version(corpus):
+    version = train(corpus, vocab_size=400, special_tokens=["<|endoftext|>"]).versions.get()
+    tokenizer = version.load_tokenizer()
+
+    for format in ("native", "hf", "gpt2", "tiktoken"):
+        files = dumps_tokenizer(tokenizer, format)
+        imported = import_tokenizer(files=files, tokenizer_name="prose-bpe")
+        assert imported.pk == version.pk, format
+
+
+def test_an_imported_tokenizer_becomes_a_new_version_with_its_source(corpus):
+    tokenizer = train_bpe(corpus.path, 350).tokenizer()
+    files = dumps_tokenizer(tokenizer, "gpt2")
+
+    version = import_tokenizer(files=files, tokenizer_name="imported")
+
+    assert (version.number, version.source, version.status) == (1, "import", "ready")
+    assert version.source_detail == "imported from merges.txt, vocab.json"
+    loaded = version.load_tokenizer()
+    assert loaded.merges == tokenizer.merges and loaded.merge_counts is None
+    assert loaded.encode("Hello world") == tokenizer.encode("Hello world")
+
+
+def test_importing_files_that_are_not_a_tokenizer_leaves_no_rows():
+    with pytest.raises(ValueError):
+        import_tokenizer(files={"notes.txt": b"hello"}, tokenizer_name="junk")
+    assert not Tokenizer.objects.exists() and not TokenizerVersion.objects.exists()
+
+
+def test_the_digest_ignores_merge_counts(corpus):
+    trained = train_bpe(corpus.path, 300).tokenizer()
+    without_counts = type(trained)(trained.vocab, trained.merges, [], trained.pattern)
+    assert content_digest(trained) == content_digest(without_counts)
+
+
+def test_a_ready_version_refuses_content_changes(corpus):
+    version = train(corpus).versions.get()
+    version.pattern = "gpt4"
+    with pytest.raises(ValueError, match="immutable; cannot change pattern"):
+        version.save()
+
+
+# -- lifecycle and aliases ------------------------------------------------------------------------
+
+def test_staff_publish_and_deprecate_versions(corpus, staff):
+    version = train(corpus).versions.get()
+
+    publish_version(version=version, user=staff)
+    assert TokenizerVersion.objects.get(pk=version.pk).lifecycle == "published"
+    deprecate_version(version=version, user=staff)
+    assert TokenizerVersion.objects.get(pk=version.pk).lifecycle == "deprecated"
+
+
+def test_other_users_cannot_publish_deprecate_annotate_or_move_aliases(corpus, member):
+    version = train(corpus).versions.get()
+
+    for action in (lambda: publish_version(version=version, user=member),
+                   lambda: deprecate_version(version=version, user=member),
+                   lambda: annotate_version(version=version, notes="x", user=member),
+                   lambda: move_alias(version=version, name="production", user=member),
+                   lambda: publish_version(version=version, user=None)):
+        with pytest.raises(PermissionDenied, match="only staff"):
+            action()
+    version.refresh_from_db()
+    assert (version.lifecycle, version.notes, version.aliases.count()) == ("draft", "", 0)
+
+
+def test_every_alias_move_is_recorded_with_who_and_from_where(corpus, staff):
+    first = train(corpus, vocab_size=300).versions.get()
+    second = train(corpus, vocab_size=320).versions.get()
+
+    move_alias(version=first, name="production", user=staff)
+    alias = move_alias(version=second, name="production", user=staff)
+
+    assert alias.version == second
+    moves = [(m.from_version, m.to_version, m.moved_by) for m in AliasMove.objects.order_by("id")]
+    assert moves == [(None, first, staff), (first, second, staff)]
+    assert TokenizerVersion.objects.resolve("prose-bpe@production") == second
+
+
+@pytest.mark.parametrize("name", ["3", "Prod", "a b", ""])
+def test_alias_names_that_could_be_misread_are_refused(corpus, staff, name):
+    version = train(corpus).versions.get()
+    with pytest.raises(ValueError, match="alias .* is not valid"):
+        move_alias(version=version, name=name, user=staff)
+
+
+def test_refs_resolve_by_number_alias_or_latest_and_explain_misses(corpus, staff):
+    first = train(corpus, vocab_size=300).versions.get()
+    second = train(corpus, vocab_size=320).versions.get()
+    move_alias(version=first, name="candidate", user=staff)
+    resolve = TokenizerVersion.objects.resolve
+
+    assert [resolve("prose-bpe@1"), resolve("prose-bpe@candidate"), resolve("prose-bpe")] == [
+        first, first, second]
+    with pytest.raises(ValueError, match=r"has no version 7 \(versions: 1, 2\)"):
+        resolve("prose-bpe@7")
+    with pytest.raises(ValueError, match=r"has no alias 'prod' \(aliases: candidate\)"):
+        resolve("prose-bpe@prod")
+    with pytest.raises(ValueError, match="no tokenizer named 'nope'"):
+        resolve("nope@1")
+
+
+def test_a_list_of_refs_resolves_in_order_and_explains_what_is_wrong(corpus, staff):
+    first = train(corpus, vocab_size=400).versions.get()
+    second = train(corpus, vocab_size=500).versions.get()
+    move_alias(version=first, name="production", user=staff)
+
+    assert TokenizerVersion.objects.resolve_many("prose-bpe@2, prose-bpe@production") == [
+        second, first]
+    for refs, message in [("", "name at least one version"),
+                          ("prose-bpe@1,prose-bpe@production", "the same version twice"),
+                          (",".join(["prose-bpe@1"] * 9), "at most 8 versions")]:
+        with pytest.raises(ValueError, match=message):
+            TokenizerVersion.objects.resolve_many(refs)
+
+
+def test_the_lineage_of_a_trained_version_names_its_corpus_parameters_and_timings(corpus):
+    run = train(corpus, vocab_size=400, special_tokens=["<s>"])
+    lineage = run.versions.get().lineage()
+
+    assert lineage["source"] == "training" and len(lineage["digest"]) == 64
+    assert lineage["training_run"]["corpora"] == [
+        {"name": "prose", "sha256": corpus.sha256, "size_bytes": corpus.size_bytes}]
+    assert lineage["training_run"]["special_tokens"] == ["<s>"]
+    assert set(lineage["training_run"]["stage_seconds"]) == {"count", "merge", "save"}

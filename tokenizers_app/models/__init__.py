@@ -1,0 +1,16 @@
+"""Records: corpora, training runs, tokenizers and their immutable versions, aliases, evaluations.
+One module per kind of record; a change of one row's state is a method on its model or
+QuerySet."""
+
+from .aliases import Alias, AliasMove
+from .api_keys import ApiKey
+from .contents import MergeRule, VocabEntry
+from .corpora import Corpus, CorpusQuerySet
+from .evaluations import Evaluation
+from .names import check_name
+from .runs import Algorithm, CountPart, TrainingRun
+from .versions import Tokenizer, TokenizerVersion, VersionQuerySet
+
+__all__ = ["Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus", "CorpusQuerySet", "CountPart",
+           "Evaluation", "MergeRule", "Tokenizer", "TokenizerVersion", "TrainingRun",
+           "VersionQuerySet", "VocabEntry", "check_name"]

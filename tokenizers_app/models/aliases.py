@@ -1,0 +1,42 @@
+"""Aliases (``production``, ``candidate``): movable pointers to versions, and every move."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Alias(models.Model):
+    """A movable pointer (``production``, ``candidate``) to one version of a tokenizer."""
+
+    tokenizer = models.ForeignKey("Tokenizer", on_delete=models.CASCADE, related_name="aliases")
+    name = models.CharField(max_length=50)
+    version = models.ForeignKey("TokenizerVersion", on_delete=models.PROTECT, related_name="aliases")
+    moved_at = models.DateTimeField(default=timezone.now)
+    moved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                 on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        verbose_name_plural = "aliases"
+        ordering = ["tokenizer__name", "name"]
+        constraints = [models.UniqueConstraint(fields=["tokenizer", "name"],
+                                               name="alias_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.tokenizer.name}@{self.name}"
+
+
+class AliasMove(models.Model):
+    """One move of an alias: from which version (none when created) to which, by whom, when."""
+
+    alias = models.ForeignKey(Alias, on_delete=models.CASCADE, related_name="moves")
+    from_version = models.ForeignKey("TokenizerVersion", null=True, blank=True,
+                                     on_delete=models.PROTECT, related_name="+")
+    to_version = models.ForeignKey("TokenizerVersion", on_delete=models.PROTECT, related_name="+")
+    moved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                 on_delete=models.SET_NULL, related_name="+")
+    moved_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-moved_at", "-id"]

@@ -1,0 +1,58 @@
+"""A version's contents as rows: its merge table (``MergeRule``) and vocabulary (``VocabEntry``)."""
+
+from __future__ import annotations
+
+from django.db import connection, models
+
+from tokenizers_app.bpe.canonical import VOCAB_KINDS
+
+# MergeRule and VocabEntry rows are bulk rows: 100k per version, written once by
+# ``TokenizerVersion.write_contents`` in the transaction that creates their version, deleted with
+# it by the ORM's cascade. Their primary key is (version, rank) / (version, token_id), and their
+# version column has no database-level foreign key: checking one per row at commit would double
+# the time to write a version (see bench/db_roundtrip.py).
+
+class MergeRule(models.Model):
+    """Merge ``rank`` of a version: ``left + right`` becomes one token; lower ranks apply first.
+    ``count`` is the pair's count when training chose it (empty for imported tokenizers)."""
+
+    pk = models.CompositePrimaryKey("version", "rank")
+    version = models.ForeignKey("TokenizerVersion", on_delete=models.CASCADE, db_constraint=False,
+                                db_index=False, related_name="merge_rules")
+    rank = models.IntegerField()
+    left = models.BinaryField()
+    right = models.BinaryField()
+    count = models.BigIntegerField(null=True, blank=True)
+
+
+class VocabQuerySet(models.QuerySet):
+    def containing(self, needle: bytes):
+        """The entries whose token holds these bytes (all of them for ``b""``)."""
+        if not needle:
+            return self
+        if connection.vendor == "postgresql":
+            return self.extra(where=["position(%s::bytea in token) > 0"], params=[needle])
+        return self.extra(where=["instr(token, %s) > 0"], params=[needle])
+
+
+class VocabEntry(models.Model):
+    """Token ``token_id`` of a version and its bytes. ``kind``: a special token, one of the 256
+    single bytes, the result of a merge, or ``added`` (neither: an imported extra token)."""
+
+    class Kind(models.TextChoices):  # the core's VOCAB_KINDS, in its order
+        SPECIAL = VOCAB_KINDS[0]
+        BYTE = VOCAB_KINDS[1]
+        MERGE = VOCAB_KINDS[2]
+        ADDED = VOCAB_KINDS[3]
+
+    pk = models.CompositePrimaryKey("version", "token_id")
+    version = models.ForeignKey("TokenizerVersion", on_delete=models.CASCADE, db_constraint=False,
+                                db_index=False, related_name="vocab_entries")
+    token_id = models.IntegerField()
+    token = models.BinaryField()
+    kind = models.CharField(max_length=7, choices=Kind.choices)
+
+    objects = VocabQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "vocab entries"

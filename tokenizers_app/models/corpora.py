@@ -1,0 +1,64 @@
+"""Corpora: text files stored by content, with what was learned while storing them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class CorpusQuerySet(models.QuerySet):
+    def by_names(self, names) -> list[Corpus]:
+        """The corpora with these names, in order; an unknown name raises ValueError."""
+        names = list(names)
+        found = {c.name: c for c in self.filter(name__in=names)}
+        for name in names:
+            if name not in found:
+                known = ", ".join(self.order_by("name").values_list("name", flat=True)[:20])
+                raise ValueError(f"no corpus named {name!r} (known corpora: {known or 'none'}); "
+                                 f"import it first with `manage.py import_corpus PATH --name NAME`")
+        return [found[name] for name in names]
+
+    def for_evaluation(self):
+        return self.filter(is_evaluation=True)
+
+
+class Corpus(models.Model):
+    """A text file, content-addressed: the same bytes imported twice are one corpus."""
+
+    name = models.CharField(max_length=100, unique=True)
+    original_filename = models.CharField(max_length=255, blank=True)
+    file = models.FileField(upload_to="corpora/", max_length=255)  # server-generated name
+    size_bytes = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64, unique=True)
+    line_count = models.BigIntegerField()
+    char_count = models.BigIntegerField()
+    scripts = models.JSONField(default=dict, blank=True,
+                               help_text="share of letters per Unicode script")
+    is_evaluation = models.BooleanField(
+        default=False, help_text="every new ready version is evaluated on this corpus")
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = CorpusQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "corpora"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def path(self) -> Path:
+        return Path(self.file.path)
+
+    def mark_evaluation(self, is_evaluation: bool = True) -> None:
+        """Make this an evaluation corpus (every new ready version is evaluated on it), or not."""
+        Corpus.objects.filter(pk=self.pk).update(is_evaluation=is_evaluation)
+        self.is_evaluation = is_evaluation
+
+

@@ -1,0 +1,110 @@
+"""Evaluations: the metrics of one version on one corpus, computed by a task. Each change of an
+evaluation's state is one guarded UPDATE, so that a late result never overwrites a requeue."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+from .corpora import Corpus
+from .versions import TokenizerVersion
+
+
+class EvaluationQuerySet(models.QuerySet):
+    def claim(self, evaluation_id: int) -> Evaluation | None:
+        """Move a queued evaluation to running; None when it is not queued (done, or taken by
+        another delivery of the same task)."""
+        claimed = self.filter(pk=evaluation_id, status=Evaluation.Status.QUEUED).update(
+            status=Evaluation.Status.RUNNING, started_at=timezone.now())
+        return self.select_related("version", "corpus").get(pk=evaluation_id) if claimed else None
+
+    def without_word_tokens(self):
+        """Leave out the large list of word tokens (only the compare page reads it)."""
+        return self.defer("word_tokens")
+
+    def succeeded(self):
+        return self.filter(status=Evaluation.Status.SUCCEEDED)
+
+    def of(self, versions, corpus) -> dict[int, Evaluation]:
+        """The evaluations of these versions on one corpus, by version id (those that exist)."""
+        found = self.filter(version__in=list(versions), corpus=corpus).select_related("corpus")
+        return {evaluation.version_id: evaluation for evaluation in found}
+
+    def leaderboard(self):
+        """Succeeded evaluations on the current evaluation corpora, best compression ratio
+        first per corpus, with their version, tokenizer and corpus."""
+        return (self.succeeded().filter(corpus__is_evaluation=True).without_word_tokens()
+                .select_related("version__tokenizer", "corpus")
+                .order_by("corpus__name", "-compression_ratio", "version__tokenizer__name",
+                          "version__number"))
+
+    def stale(self, cutoff):
+        """Evaluations running since before ``cutoff``: their worker died (they keep no
+        heartbeat)."""
+        return self.filter(status=Evaluation.Status.RUNNING, started_at__lt=cutoff)
+
+
+class Evaluation(models.Model):
+    """The metrics of one version on one corpus (``tokenizers_app.bpe.evaluation``)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    version = models.ForeignKey(TokenizerVersion, on_delete=models.CASCADE,
+                                related_name="evaluations")
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="evaluations")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    metrics = models.JSONField(default=dict, blank=True)
+    word_tokens = models.JSONField(default=list, blank=True, editable=False,
+                                   help_text="[word, count, ids] of the corpus's most frequent "
+                                             "words, for comparing how versions cut them")
+    compression_ratio = models.FloatField(null=True, blank=True, editable=False,
+                                          help_text="bytes/token, copied from the metrics "
+                                                    "for sorting")
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = EvaluationQuerySet.as_manager()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "corpus"],
+                                               name="evaluation_unique_pair")]
+
+    def retry(self) -> bool:
+        """Queue a failed evaluation again; False when it had not failed."""
+        return bool(Evaluation.objects.filter(pk=self.pk, status=self.Status.FAILED)
+                    .update(status=self.Status.QUEUED, error=""))
+
+    def start_here(self) -> None:
+        """Mark this evaluation running in this process (computed now, not by a task)."""
+        self.status, self.started_at = self.Status.RUNNING, timezone.now()
+        Evaluation.objects.filter(pk=self.pk).update(status=self.status,
+                                                     started_at=self.started_at)
+
+    def requeue_if_stale(self, cutoff) -> bool:
+        """Queue this evaluation again if it is still running since before ``cutoff``."""
+        return bool(Evaluation.objects.stale(cutoff).filter(pk=self.pk)
+                    .update(status=self.Status.QUEUED))
+
+    def record(self, metrics: dict | None = None, error: str = "",
+               word_tokens: list | None = None) -> bool:
+        """Store the outcome of the attempt that started at ``started_at``: ``metrics``, or the
+        ``error`` it failed with. Guarded: False (nothing written) when the reaper queued the
+        evaluation again meanwhile, so a late result never overwrites a requeue."""
+        status = self.Status.FAILED if error else self.Status.SUCCEEDED
+        metrics = metrics or {}
+        fields = {"status": status, "metrics": metrics, "error": error,
+                  "compression_ratio": metrics.get("compression_ratio"),
+                  "word_tokens": word_tokens or [],
+                  "finished_at": timezone.now()}
+        written = Evaluation.objects.filter(pk=self.pk, status=self.Status.RUNNING,
+                                            started_at=self.started_at).update(**fields)
+        if written:
+            for name, value in fields.items():
+                setattr(self, name, value)
+        return bool(written)

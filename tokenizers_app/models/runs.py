@@ -1,0 +1,186 @@
+"""Training runs: one row per job, whose state the workers keep up to date, and the byte ranges
+of a fanned-out count. Each change of a run's state is one guarded UPDATE here, so that two
+attempts, the reaper and a cancel never overwrite each other."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Case, F, Q, Value, When
+from django.utils import timezone
+
+from .corpora import Corpus
+
+
+class Algorithm(models.TextChoices):
+    BYTE_BPE = "byte_bpe", "byte-level BPE"
+    CHAR_BPE = "char_bpe", "character-level BPE"
+
+
+class RunQuerySet(models.QuerySet):
+    def active(self):
+        """Runs not finished yet (queued or running)."""
+        return self.exclude(status__in=TrainingRun.FINISHED)
+
+    def stale(self, cutoff):
+        """Running runs whose last heartbeat is older than ``cutoff``."""
+        return self.filter(status=TrainingRun.Status.RUNNING, heartbeat_at__lt=cutoff)
+
+    def waiting_since(self, cutoff):
+        """Queued runs sent (or resent) before ``cutoff``: their task may be lost."""
+        return self.filter(status=TrainingRun.Status.QUEUED, heartbeat_at__lt=cutoff)
+
+    def claim(self, run_id: int, total_bytes: int) -> TrainingRun | None:
+        """Move a queued run to running as its next attempt (stage ``count`` over
+        ``total_bytes``); None when it is not queued (finished, cancelled, or taken by another
+        delivery of the same task)."""
+        now = timezone.now()
+        claimed = self.filter(pk=run_id, status=TrainingRun.Status.QUEUED).update(
+            status=TrainingRun.Status.RUNNING, attempt=F("attempt") + 1, heartbeat_at=now,
+            started_at=now, stage=TrainingRun.Stage.COUNT, progress_done=0,
+            progress_total=total_bytes, merges_per_second=None, stage_seconds={}, error="",
+            fanout_parts=0)
+        return self.select_related("tokenizer").get(pk=run_id) if claimed else None
+
+
+class TrainingRun(models.Model):
+    """One training job. Its state lives here; workers update it at least once a second."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    class Stage(models.TextChoices):
+        COUNT = "count"
+        MERGE = "merge"
+        SAVE = "save"
+
+    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+
+    tokenizer = models.ForeignKey("Tokenizer", on_delete=models.PROTECT, related_name="runs")
+    corpora = models.ManyToManyField(Corpus, related_name="runs")
+    algorithm = models.CharField(max_length=20, choices=Algorithm.choices,
+                                 default=Algorithm.BYTE_BPE)
+    pattern = models.TextField(default="gpt2")
+    vocab_size = models.PositiveIntegerField()
+    special_tokens = models.JSONField(default=list, blank=True)
+    min_frequency = models.PositiveIntegerField(default=1)
+    options = models.JSONField(default=dict, blank=True,
+                               help_text='e.g. {"sweep": [8000, 16000]}')
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED,
+                              db_index=True)
+    stage = models.CharField(max_length=10, choices=Stage.choices, blank=True)
+    progress_done = models.BigIntegerField(default=0)
+    progress_total = models.BigIntegerField(default=0)
+    merges_per_second = models.FloatField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempt = models.PositiveIntegerField(default=0)
+    cancel_requested = models.BooleanField(default=False)
+    error = models.TextField(blank=True)
+    stage_seconds = models.JSONField(default=dict, blank=True)
+    word_count = models.BigIntegerField(null=True, blank=True,
+                                        help_text="distinct pre-tokens counted")
+    pretoken_count = models.BigIntegerField(null=True, blank=True,
+                                            help_text="pre-token occurrences counted")
+    fanout_parts = models.PositiveIntegerField(default=0,
+                                               help_text="count tasks (0: counted in one task)")
+    versions = models.ManyToManyField("TokenizerVersion", blank=True, related_name="runs",
+                                      help_text="the versions this run resulted in")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.tokenizer_id and self.tokenizer.name}, {self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in self.FINISHED
+
+    @property
+    def sweep(self) -> list[int]:
+        return list(self.options.get("sweep", []))
+
+    def seconds_left(self) -> float | None:
+        """About how long the merge stage still takes, from its merges per second."""
+        if self.stage != self.Stage.MERGE or not self.merges_per_second:
+            return None
+        return max(0.0, (self.progress_total - self.progress_done) / self.merges_per_second)
+
+    def total_seconds(self) -> float | None:
+        """From the start of the last attempt to the end."""
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()
+
+    def owned(self, attempt: int):
+        """This run as a queryset, while ``attempt`` still owns it (running, same attempt)."""
+        return TrainingRun.objects.filter(pk=self.pk, attempt=attempt,
+                                          status=self.Status.RUNNING)
+
+    def finish(self, status: str, error: str = "", **fields) -> bool:
+        """End this run's current attempt with ``status`` (and the fields given), if the attempt
+        still owns it."""
+        now = timezone.now()
+        return bool(self.owned(self.attempt).update(status=status, error=error, finished_at=now,
+                                                    heartbeat_at=now, **fields))
+
+    def request_cancel(self) -> None:
+        """Cancel: a queued run at once; a running one is flagged, and its worker stops within a
+        second. One UPDATE, so that a run the reaper moves between queued and running is never
+        missed."""
+        queued = Q(status=self.Status.QUEUED)
+        TrainingRun.objects.filter(pk=self.pk, status__in=[self.Status.QUEUED,
+                                                           self.Status.RUNNING]).update(
+            cancel_requested=True,
+            status=Case(When(queued, then=Value(self.Status.CANCELLED)), default=F("status")),
+            finished_at=Case(When(queued, then=Value(timezone.now())), default=F("finished_at")))
+        self.refresh_from_db()
+
+    def requeue(self) -> bool:
+        """Queue this run again for a new attempt (its worker went silent)."""
+        return bool(self.owned(self.attempt).update(status=self.Status.QUEUED, stage="",
+                                                    heartbeat_at=timezone.now()))
+
+    def mark_resent(self) -> bool:
+        """Note that a queued run's task is sent again; False when it is no longer queued."""
+        return bool(TrainingRun.objects.filter(pk=self.pk, status=self.Status.QUEUED)
+                    .update(heartbeat_at=timezone.now()))
+
+
+class CountPart(models.Model):
+    """One byte range of a corpus counted by one task when counting fans out."""
+
+    run = models.ForeignKey(TrainingRun, on_delete=models.CASCADE, related_name="count_parts")
+    attempt = models.PositiveIntegerField()
+    index = models.PositiveIntegerField()
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="+")
+    start = models.BigIntegerField()
+    end = models.BigIntegerField()
+    done = models.BooleanField(default=False)
+    worker = models.CharField(max_length=200, blank=True)
+    counts_file = models.CharField(max_length=255, blank=True)  # under MEDIA_ROOT
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "attempt", "index"],
+                                               name="count_part_unique_index")]
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+    def mark_done(self, worker: str, counts_file: str) -> bool:
+        """Record this part as counted (its counts in ``counts_file``, under ``MEDIA_ROOT``);
+        False when a duplicate delivery did so first."""
+        return bool(CountPart.objects.filter(pk=self.pk, done=False).update(
+            done=True, worker=worker[:200], counts_file=counts_file))

@@ -1,0 +1,140 @@
+"""Storing a corpus: streamed to a temporary file, hashed and checked as strict UTF-8 on the way,
+then moved into place under a content name and registered. The same bytes give back the existing
+corpus; bad input leaves neither a file nor a row."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from ..bpe.corpus import StrictUtf8
+from ..bpe.corpus_stats import CorpusStats
+from ..models import Corpus, check_name
+
+READ_BYTES = 1 << 20
+
+
+@dataclass
+class StagedCorpus:
+    """A validated upload in a temporary file, with what was learned while streaming it."""
+
+    path: Path
+    sha256: str
+    size_bytes: int
+    line_count: int
+    char_count: int
+    scripts: dict
+
+
+def import_corpus(*, stream, name: str, original_filename: str = "", uploaded_by=None,
+                  is_evaluation: bool = False) -> Corpus:
+    """Store a corpus read from a binary stream. The same bytes give back the existing corpus.
+
+    The bytes are streamed to a temporary file, hashed and UTF-8-validated on the way; the row is
+    created only at the end, so bad input (not UTF-8, empty, over ``CORPUS_MAX_BYTES``) leaves
+    nothing behind.
+    """
+    check_name("corpus", name)
+    return import_staged_corpus(staged=stage_corpus(stream), name=name,
+                                original_filename=original_filename, uploaded_by=uploaded_by,
+                                is_evaluation=is_evaluation)
+
+
+def import_staged_corpus(*, staged: StagedCorpus, name: str, original_filename: str = "",
+                         uploaded_by=None, is_evaluation: bool = False) -> Corpus:
+    """Register a corpus whose bytes were already staged (by ``stage_corpus``, or by an upload
+    handler feeding a ``CorpusStager`` as the request body arrives); the staged file is moved
+    into place or removed."""
+    try:
+        check_name("corpus", name)
+        return _register_corpus(staged, name=name, original_filename=original_filename,
+                                uploaded_by=uploaded_by, is_evaluation=is_evaluation)
+    finally:
+        staged.path.unlink(missing_ok=True)
+
+
+def stage_corpus(stream) -> StagedCorpus:
+    """Copy a binary stream to a temporary file under ``MEDIA_ROOT``, validating as it goes."""
+    stager = CorpusStager()
+    try:
+        while data := stream.read(READ_BYTES):
+            if not isinstance(data, bytes):
+                raise ValueError("the corpus stream must be binary: open the file with mode 'rb'")
+            stager.write(data)
+        return stager.finish()
+    except BaseException:
+        stager.discard()
+        raise
+
+
+class CorpusStager:
+    """Takes a corpus's bytes block by block into a temporary file under ``MEDIA_ROOT``: checked
+    as strict UTF-8, hashed and counted on the way, refused past ``CORPUS_MAX_BYTES``. The
+    caller discards it on any error."""
+
+    def __init__(self):
+        incoming = Path(settings.MEDIA_ROOT) / "corpora" / "incoming"
+        incoming.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=incoming, suffix=".part")
+        self.path, self.out = Path(name), os.fdopen(handle, "wb")
+        self.decoder = StrictUtf8("the corpus",
+                                  hint="; convert the file to UTF-8 and import it again")
+        self.digest, self.stats, self.size = hashlib.sha256(), CorpusStats(), 0
+
+    def write(self, data: bytes) -> None:
+        cap = settings.CORPUS_MAX_BYTES
+        if self.size + len(data) > cap:
+            raise ValueError(f"the corpus is larger than the limit of {cap} bytes (setting "
+                             f"CORPUS_MAX_BYTES): split it, or raise the limit")
+        self.stats.add(self.decoder.decode(data))
+        self.digest.update(data)
+        self.out.write(data)
+        self.size += len(data)
+
+    def finish(self) -> StagedCorpus:
+        self.decoder.decode(b"", final=True)
+        self.out.close()
+        if self.size == 0:
+            raise ValueError("the corpus is empty: the file holds no bytes")
+        return StagedCorpus(self.path, self.digest.hexdigest(), self.size, **self.stats.summary())
+
+    def discard(self) -> None:
+        self.out.close()
+        self.path.unlink(missing_ok=True)
+
+
+def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_by,
+                     is_evaluation) -> Corpus:
+    existing = Corpus.objects.filter(sha256=staged.sha256).first()
+    if existing is None:
+        if Corpus.objects.filter(name=name).exists():
+            raise ValueError(f"a corpus named {name!r} already exists with other content: "
+                             f"choose another name")
+        stored = f"corpora/{staged.sha256}.txt"  # server-generated, content-addressed
+        target = Path(settings.MEDIA_ROOT) / stored
+        os.replace(staged.path, target)
+        try:
+            with transaction.atomic():
+                return Corpus.objects.create(
+                    name=name, original_filename=original_filename[:255], file=stored,
+                    sha256=staged.sha256, size_bytes=staged.size_bytes,
+                    line_count=staged.line_count, char_count=staged.char_count,
+                    scripts=staged.scripts, is_evaluation=is_evaluation, uploaded_by=uploaded_by)
+        except IntegrityError:  # a concurrent import of the same bytes, or of the same name
+            existing = Corpus.objects.filter(sha256=staged.sha256).first()
+            if existing is None:
+                target.unlink(missing_ok=True)  # no row holds these bytes: no file either
+                raise ValueError(f"a corpus named {name!r} already exists: choose another name")
+        except BaseException:
+            if not Corpus.objects.filter(sha256=staged.sha256).exists():
+                target.unlink(missing_ok=True)
+            raise
+    if is_evaluation and not existing.is_evaluation:
+        existing.mark_evaluation()
+    return existing

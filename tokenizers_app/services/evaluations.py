@@ -1,0 +1,70 @@
+"""Evaluations: queue one per (version, evaluation corpus), compute it in a worker (or here, on
+request), and queue again those whose worker died."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from .. import tasks
+from ..bpe.corpus import read_lines
+from ..bpe.evaluation import evaluate
+from ..bpe.inspection import frequent_word_tokens
+from ..models import Corpus, Evaluation, TokenizerVersion
+
+log = logging.getLogger(__name__)
+
+WORDS_KEPT = 2000  # the most frequent words of the corpus, with their ids, per evaluation
+
+
+def queue_evaluation(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation:
+    """Queue (or re-queue, when it failed) the evaluation of a version on a corpus."""
+    evaluation, created = Evaluation.objects.get_or_create(version=version, corpus=corpus)
+    if created or evaluation.retry():
+        tasks.run_evaluation.delay_on_commit(evaluation.pk)
+    return evaluation
+
+
+def run_evaluation(*, evaluation_id: int) -> None:
+    """Compute a queued evaluation (the task body); a duplicate delivery does nothing."""
+    evaluation = Evaluation.objects.claim(evaluation_id)
+    if evaluation is not None:
+        _compute(evaluation)
+
+
+def reap_evaluations(*, stale_seconds: int | None = None) -> list[int]:
+    """Queue again the evaluations that have been running longer than ``stale_seconds`` (their
+    worker died: evaluations keep no heartbeat). Returns their ids."""
+    stale_seconds = settings.EVALUATION_STALE_SECONDS if stale_seconds is None else stale_seconds
+    cutoff = timezone.now() - timedelta(seconds=stale_seconds)
+    requeued = []
+    for evaluation in Evaluation.objects.stale(cutoff):
+        if evaluation.requeue_if_stale(cutoff):
+            tasks.run_evaluation.delay_on_commit(evaluation.pk)
+            requeued.append(evaluation.pk)
+    return requeued
+
+
+def evaluate_version(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation:
+    """Evaluate a version on a corpus now, in this process, and store the result."""
+    evaluation, _ = Evaluation.objects.get_or_create(version=version, corpus=corpus)
+    evaluation.start_here()
+    return _compute(evaluation)
+
+
+def _compute(evaluation: Evaluation) -> Evaluation:
+    """The metrics, and the tokens of the corpus's most frequent words (for the compare page)."""
+    path, most = evaluation.corpus.path, settings.EVALUATION_MAX_BYTES
+    try:
+        tokenizer = evaluation.version.load_tokenizer()
+        metrics = evaluate(tokenizer, read_lines(path, most))
+        words = frequent_word_tokens(tokenizer, read_lines(path, most), top=WORDS_KEPT)
+    except Exception as exc:  # stored on the row for the dashboard; the log has the traceback
+        log.exception("evaluation %s failed", evaluation.pk)
+        evaluation.record(error=f"{type(exc).__name__}: {exc}")
+    else:
+        evaluation.record(metrics=metrics, word_tokens=[list(word) for word in words])
+    return evaluation

@@ -1,0 +1,135 @@
+"""Counting a large corpus on several workers: one count task per byte range, then one merge task.
+
+A Celery chord needs a result backend, and job state lives in the database instead: each count
+task marks its ``CountPart`` done, and the one that finishes the last part (decided under a lock
+on the run row) enqueues the merge task.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from .. import tasks
+from ..bpe import TrainResult
+from ..bpe.counting import add_counts, count_range, plan_ranges
+from ..bpe.training import Ticker, build_vocab
+from ..bpe.training_loop import learn_merges
+from ..models import CountPart, TrainingRun
+from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
+
+Status, Stage = TrainingRun.Status, TrainingRun.Stage
+
+
+def fan_out_counting(*, run: TrainingRun) -> None:
+    """Split the run's corpora into byte ranges at safe cuts and enqueue one count task each."""
+    ranges = [(corpus, start, end) for corpus in run.corpora.order_by("name")
+              for start, end in plan_ranges(corpus.path, run.pattern, run.special_tokens,
+                                            settings.FANOUT_PART_BYTES)]
+    with transaction.atomic():
+        if run.owned(run.attempt).select_for_update().first() is None:
+            raise LostRun(f"run {run.pk} attempt {run.attempt} was taken over")
+        parts = CountPart.objects.bulk_create(
+            CountPart(run=run, attempt=run.attempt, index=index, corpus=corpus, start=start,
+                      end=end) for index, (corpus, start, end) in enumerate(ranges))
+        run.owned(run.attempt).update(fanout_parts=len(parts), heartbeat_at=timezone.now())
+        for part in parts:
+            tasks.count_corpus_part.delay_on_commit(part.pk)
+
+
+def count_corpus_part(*, part_id: int, worker: str = "") -> None:
+    """Count one byte range of a fanned-out run and store the counts; the last part to finish
+    enqueues the merge task. A duplicate delivery, or a part of an old attempt, does nothing."""
+    part = CountPart.objects.select_related("run__tokenizer", "corpus").filter(pk=part_id).first()
+    if part is None or part.done or part.run.attempt != part.attempt:
+        return
+    run = part.run
+    if run.status != Status.RUNNING:
+        return
+    reporter = RunReporter(run, track_progress=False)
+    with recording_outcome(run):
+        ticker = Ticker(reporter.progress, reporter.should_stop)
+        counts = count_range(part.corpus.path, part.start, part.end, run.pattern,
+                             run.special_tokens, lambda done, total: ticker(Stage.COUNT, done,
+                                                                            total))
+        path = _part_counts_path(part)
+        _write_atomically(path, json.dumps(counts, ensure_ascii=False).encode())
+        _complete_part(part, worker, path)
+
+
+def _part_counts_path(part: CountPart) -> Path:
+    return (Path(settings.MEDIA_ROOT) / "runs" / str(part.run_id) / f"attempt-{part.attempt}"
+            / f"part-{part.index}.json")
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(dir=path.parent, suffix=".part")
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    os.replace(staging, path)
+
+
+def _complete_part(part: CountPart, worker: str, path: Path) -> None:
+    with transaction.atomic():
+        if part.run.owned(part.attempt).select_for_update().first() is None:
+            return  # the run was cancelled, failed, or re-queued meanwhile
+        if not part.mark_done(worker, str(path.relative_to(settings.MEDIA_ROOT))):
+            return  # a duplicate delivery finished this part first
+        TrainingRun.objects.filter(pk=part.run_id).update(
+            progress_done=F("progress_done") + part.size, heartbeat_at=timezone.now())
+        parts = CountPart.objects.filter(run=part.run_id, attempt=part.attempt)
+        if not parts.filter(done=False).exists():
+            tasks.merge_counted_run.delay_on_commit(part.run_id, part.attempt)
+
+
+def merge_counted_run(*, run_id: int, attempt: int) -> None:
+    """Sum the parts' counts of a fanned-out run, learn the merges and save the versions."""
+    run = TrainingRun.objects.select_related("tokenizer").filter(pk=run_id).first()
+    if run is None or run.attempt != attempt:
+        return
+    claimed = run.owned(attempt).filter(stage=Stage.COUNT).update(stage=Stage.MERGE,
+                                                                  heartbeat_at=timezone.now())
+    if not claimed:
+        return  # a duplicate delivery
+    elapsed = (timezone.now() - run.started_at).total_seconds()
+    reporter = RunReporter(run, seconds={Stage.COUNT: elapsed})
+    with recording_outcome(run):
+        word_counts = merged_part_counts(run=run, attempt=attempt)
+        if not word_counts:
+            raise ValueError("the corpus is empty: it holds no text to train on")
+        specials = run.special_tokens
+        num_merges = run.vocab_size - 256 - len(specials)
+        ticker = Ticker(reporter.progress, reporter.should_stop)
+        merges, counts = learn_merges(word_counts, num_merges, run.min_frequency, ticker)
+        result = TrainResult(build_vocab(merges, specials), merges, counts, specials, run.pattern)
+        save_training_result(run=run, reporter=reporter, result=result)
+    if not settings.FANOUT_KEEP_COUNTS:
+        _remove_part_files(run_id, attempt)  # only this attempt's: a newer one may be counting
+
+
+def merged_part_counts(*, run: TrainingRun, attempt: int) -> dict[bytes, int]:
+    """The summed counts of every part of one attempt, as UTF-8 bytes -> count."""
+    total: Counter[str] = Counter()
+    for counts_file in CountPart.objects.filter(run=run, attempt=attempt).order_by("index") \
+            .values_list("counts_file", flat=True):
+        add_counts(total, json.loads((Path(settings.MEDIA_ROOT) / counts_file).read_bytes()))
+    return {word.encode(): count for word, count in total.items()}
+
+
+def _remove_part_files(run_id: int, attempt: int) -> None:
+    folder = Path(settings.MEDIA_ROOT) / "runs" / str(run_id)
+    shutil.rmtree(folder / f"attempt-{attempt}", ignore_errors=True)
+    try:
+        folder.rmdir()  # when no other attempt's files are left
+    except OSError:
+        pass

@@ -1,0 +1,131 @@
+"""Training runs: start one (checked, committed, then enqueued), cancel it, execute it in a worker,
+and the reaper that deals with runs whose worker went silent."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from .. import tasks
+from ..bpe import train_bpe
+from ..bpe.checks import is_int
+from ..bpe.pretokenize import PreTokenizer, check_special_tokens
+from ..bpe.training import check_sweep
+from ..models import Corpus, Tokenizer, TrainingRun, check_name
+from .attempts import RunReporter, recording_outcome, save_training_result
+from .fanout import fan_out_counting
+
+log = logging.getLogger(__name__)
+
+Status = TrainingRun.Status
+
+
+def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special_tokens=(),
+                       pattern: str = "gpt2", min_frequency: int = 1, sweep=(),
+                       created_by=None) -> TrainingRun:
+    """Validate the parameters, commit the run row, and enqueue its task once committed.
+
+    ``corpora``: Corpus objects or corpus names. ``sweep``: smaller vocab sizes to register as
+    versions too, from the merge prefixes of the same run.
+    """
+    params = check_training_parameters(tokenizer_name=tokenizer_name, vocab_size=vocab_size,
+                                       special_tokens=special_tokens, pattern=pattern,
+                                       min_frequency=min_frequency, sweep=sweep)
+    corpora = resolve_corpora(corpora)
+    with transaction.atomic():
+        tokenizer, _ = Tokenizer.objects.get_or_create(name=params.pop("tokenizer_name"))
+        run = TrainingRun.objects.create(tokenizer=tokenizer, created_by=created_by,
+                                         heartbeat_at=timezone.now(), **params)
+        run.corpora.set(corpora)
+        tasks.execute_training_run.delay_on_commit(run.pk)
+    return run
+
+
+def check_training_parameters(*, tokenizer_name, vocab_size, special_tokens, pattern,
+                              min_frequency, sweep) -> dict:
+    """The run's fields from validated parameters; anything out of bounds raises ValueError."""
+    check_name("tokenizer", tokenizer_name)
+    special_tokens = check_special_tokens(special_tokens)
+    low, high = 256 + len(special_tokens), settings.MAX_VOCAB_SIZE
+    if not is_int(vocab_size) or not low <= vocab_size <= high:
+        raise ValueError(f"vocab size {vocab_size!r} is out of bounds: it must be an integer from "
+                         f"{low} (256 bytes + {len(special_tokens)} special tokens) to {high} "
+                         f"(setting MAX_VOCAB_SIZE)")
+    if not is_int(min_frequency) or min_frequency < 1:
+        raise ValueError(f"min frequency must be an integer >= 1, got {min_frequency!r}")
+    sizes = check_sweep(sweep, vocab_size, len(special_tokens))
+    return {"tokenizer_name": tokenizer_name, "vocab_size": vocab_size,
+            "special_tokens": special_tokens, "pattern": PreTokenizer(pattern).pattern,
+            "min_frequency": min_frequency, "options": {"sweep": sizes} if sizes else {}}
+
+
+def resolve_corpora(corpora) -> list[Corpus]:
+    """Corpus objects for a list of corpora or corpus names (an unknown name is a ValueError)."""
+    corpora = list(corpora or [])
+    if not corpora:
+        raise ValueError("choose at least one corpus to train on")
+    names = [c.name if isinstance(c, Corpus) else c for c in corpora]
+    return Corpus.objects.by_names(names)
+
+
+def cancel_training_run(*, run: TrainingRun) -> TrainingRun:
+    """Cancel a run: a queued run at once; a running one within a second (its worker stops)."""
+    run.request_cancel()
+    return run
+
+
+def execute_training_run(*, run_id: int) -> None:
+    """Run a queued training run in this worker: count the corpora (or fan the counting out to
+    count tasks), merge, and save the versions. A duplicate delivery does nothing."""
+    total = sum(Corpus.objects.filter(runs=run_id).values_list("size_bytes", flat=True))
+    run = TrainingRun.objects.claim(run_id, total)
+    if run is None:
+        log.info("run %s is not queued: nothing to do", run_id)
+        return
+    reporter = RunReporter(run)
+    with recording_outcome(run):
+        if total > settings.FANOUT_MIN_BYTES:
+            return fan_out_counting(run=run)
+        paths = [corpus.path for corpus in run.corpora.order_by("name")]
+        result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
+                           run.min_frequency, progress=reporter.progress,
+                           should_stop=reporter.should_stop)
+        save_training_result(run=run, reporter=reporter, result=result)
+
+
+def reap_runs(*, stale_seconds: int | None = None, max_attempts: int | None = None) -> dict:
+    """Deal with runs whose worker went silent: a running run with a stale heartbeat is re-queued
+    (or cancelled, when a cancel is pending, or failed after ``max_attempts``); a queued run whose
+    task seems lost is sent again. Returns the run ids per outcome."""
+    stale_seconds = settings.RUN_STALE_SECONDS if stale_seconds is None else stale_seconds
+    max_attempts = settings.RUN_MAX_ATTEMPTS if max_attempts is None else max_attempts
+    cutoff = timezone.now() - timedelta(seconds=stale_seconds)
+    outcome: dict[str, list[int]] = {"requeued": [], "failed": [], "cancelled": [], "resent": []}
+    for run in TrainingRun.objects.stale(cutoff):
+        with transaction.atomic():
+            if run.owned(run.attempt).stale(cutoff).select_for_update().first() is not None:
+                outcome[_reap(run, max_attempts)].append(run.pk)
+    for run in TrainingRun.objects.waiting_since(cutoff):
+        if run.mark_resent():
+            tasks.execute_training_run.delay_on_commit(run.pk)
+            outcome["resent"].append(run.pk)
+    return outcome
+
+
+def _reap(run: TrainingRun, max_attempts: int) -> str:
+    if run.cancel_requested:
+        run.finish(Status.CANCELLED)
+        return "cancelled"
+    if run.attempt >= max_attempts:
+        run.finish(Status.FAILED, error=(
+            f"the worker running this run stopped responding {run.attempt} times (last "
+            f"heartbeat {run.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC); it may have run out of memory "
+            f"or been killed: check the worker logs, then start the run again"))
+        return "failed"
+    run.requeue()
+    tasks.execute_training_run.delay_on_commit(run.pk)
+    return "requeued"
