@@ -1,16 +1,36 @@
 """The admin: where staff publish, deprecate and annotate versions and move aliases.
 
 Versions, runs and corpora are created by the workflows (commands, API, dashboard), never here;
-their content is read-only. Every alias move goes through ``services.move_alias``, which records
+their content is read-only. Every alias move goes through ``move_alias``, which records
 it. Any active staff user may use these pages (no per-model permissions needed).
 """
 
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
+from django.utils.html import format_html
 
-from . import services
-from .models import Alias, AliasMove, Corpus, Evaluation, Tokenizer, TokenizerVersion, TrainingRun
+from .bpe.metrics import METRICS
+from .models import (
+    Alias,
+    AliasMove,
+    Corpus,
+    Evaluation,
+    Tokenizer,
+    TokenizerVersion,
+    TrainingRun,
+)
+from .services.runs import cancel_training_run
+from .services.versions import (
+    annotate_version,
+    check_alias_name,
+    deprecate_version,
+    move_alias,
+    publish_version,
+)
+from .templatetags.metrics import metric
 
 
 class StaffAdmin(admin.ModelAdmin):
@@ -35,14 +55,36 @@ class StaffAdmin(admin.ModelAdmin):
         return False
 
 
+class StaffInline(admin.TabularInline):
+    """Read-only rows shown to any active staff user."""
+
+    extra = 0
+    can_delete = False
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_staff
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Corpus)
 class CorpusAdmin(StaffAdmin):
     list_display = ["name", "size_bytes", "line_count", "is_evaluation", "created_at"]
     list_filter = ["is_evaluation"]
     search_fields = ["name", "sha256"]
-    fields = ["name", "is_evaluation", "original_filename", "file", "size_bytes", "sha256",
-              "line_count", "char_count", "scripts", "uploaded_by", "created_at"]
+    fields = ["name", "is_evaluation", "original_filename", "stored_file", "size_bytes",
+              "sha256", "line_count", "char_count", "scripts", "uploaded_by", "created_at"]
     readonly_fields = [f for f in fields if f not in ("is_evaluation",)]
+
+    @admin.display(description="file")
+    def stored_file(self, corpus):
+        """The file through the access-checked download (the media folder is never served)."""
+        return format_html('<a href="{}">{}</a> ({})', reverse("corpus_file", args=[corpus.name]),
+                           f"{corpus.name}.txt", filesizeformat(corpus.size_bytes))
 
 
 @admin.register(TrainingRun)
@@ -58,7 +100,7 @@ class TrainingRunAdmin(StaffAdmin):
     @admin.action(description="Cancel the selected runs")
     def cancel_runs(self, request, queryset):
         for run in queryset:
-            services.cancel_training_run(run=run)
+            cancel_training_run(run=run)
         messages.success(request, f"asked {queryset.count()} run(s) to stop")
 
 
@@ -85,6 +127,44 @@ class TokenizerAdmin(StaffAdmin):
     inlines = [VersionInline]
 
 
+def metric_column(name: str):
+    """An admin column showing one metric of an evaluation, with its unit."""
+    label, unit, _ = METRICS[name]
+
+    @admin.display(description=f"{label} ({unit})" if unit else label)
+    def column(admin_or_evaluation, evaluation=None):  # a function, or a method of an admin
+        evaluation = evaluation or admin_or_evaluation
+        return metric(evaluation.metrics.get(name), name)
+
+    return column
+
+
+def with_metric_columns(cls):
+    """Give an admin class a read-only ``m_<metric>`` column per metric."""
+    for name in METRICS:
+        setattr(cls, f"m_{name}", metric_column(name))
+    return cls
+
+
+EVALUATION_COLUMNS = ["compression_ratio", "word_coverage", "tokens_per_word",
+                      "vocabulary_utilization"]
+
+
+@with_metric_columns
+class EvaluationInline(StaffInline):
+    model = Evaluation
+    fields = ["corpus", "status", *(f"m_{name}" for name in EVALUATION_COLUMNS), "finished_at"]
+    readonly_fields = fields
+
+
+class VersionAliasInline(StaffInline):
+    model = Alias
+    fk_name = "version"
+    fields = ["name", "moved_by", "moved_at"]
+    readonly_fields = fields
+    verbose_name_plural = "aliases pointing here (move them under Aliases)"
+
+
 @admin.register(TokenizerVersion)
 class TokenizerVersionAdmin(StaffAdmin):
     list_display = ["__str__", "status", "lifecycle", "vocab_size", "merge_count", "source",
@@ -96,17 +176,18 @@ class TokenizerVersionAdmin(StaffAdmin):
               "special_tokens", "vocab_size", "merge_count", "digest", "source", "source_detail",
               "training_run", "created_by", "created_at"]
     readonly_fields = [f for f in fields if f != "notes"]
+    inlines = [EvaluationInline, VersionAliasInline]
 
     def save_model(self, request, obj, form, change):
-        services.annotate_version(version=obj, notes=obj.notes, user=request.user)
+        annotate_version(version=obj, notes=obj.notes, user=request.user)
 
     @admin.action(description="Publish the selected versions")
     def publish(self, request, queryset):
-        self._set_lifecycle(request, queryset, services.publish_version, "published")
+        self._set_lifecycle(request, queryset, publish_version, "published")
 
     @admin.action(description="Deprecate the selected versions")
     def deprecate(self, request, queryset):
-        self._set_lifecycle(request, queryset, services.deprecate_version, "deprecated")
+        self._set_lifecycle(request, queryset, deprecate_version, "deprecated")
 
     def _set_lifecycle(self, request, queryset, service, word):
         try:
@@ -133,7 +214,7 @@ class AliasForm(forms.ModelForm):
 
     def clean_name(self):
         try:
-            return services.check_alias_name(self.cleaned_data["name"])
+            return check_alias_name(self.cleaned_data["name"])
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
 
@@ -164,7 +245,7 @@ class AliasMoveInline(admin.TabularInline):
 
 @admin.register(Alias)
 class AliasAdmin(StaffAdmin):
-    """Staff create and move aliases here; ``services.move_alias`` records every move."""
+    """Staff create and move aliases here; ``move_alias`` records every move."""
 
     form = AliasForm
     list_display = ["__str__", "version", "moved_by", "moved_at"]
@@ -177,16 +258,19 @@ class AliasAdmin(StaffAdmin):
         return ["tokenizer", "name"] if obj else []
 
     def save_model(self, request, obj, form, change):
-        moved = services.move_alias(version=form.cleaned_data["version"], name=obj.name,
-                                    user=request.user)
+        moved = move_alias(version=form.cleaned_data["version"], name=obj.name,
+                           user=request.user)
         obj.pk, obj._state.adding = moved.pk, False
         obj.refresh_from_db()
 
 
 @admin.register(Evaluation)
+@with_metric_columns
 class EvaluationAdmin(StaffAdmin):
-    list_display = ["version", "corpus", "status", "finished_at"]
-    list_filter = ["status"]
-
-    def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in Evaluation._meta.get_fields() if f.concrete]
+    list_display = ["version", "corpus", "status",
+                    *(f"m_{name}" for name in EVALUATION_COLUMNS), "finished_at"]
+    list_filter = ["status", "corpus"]
+    list_select_related = ["version__tokenizer", "corpus"]
+    fields = ["version", "corpus", "status", "error", *(f"m_{name}" for name in METRICS),
+              "created_at", "started_at", "finished_at"]
+    readonly_fields = fields

@@ -1,10 +1,48 @@
-"""The app's pages. The dashboard and the API come later; for now an index and a health check."""
+"""The dashboard's URLs: stable and shareable (a comparison is a link)."""
 
-from django.urls import path
+from django.contrib.auth import views as auth_views
+from django.urls import path, register_converter
 
-from . import views
+from .views import compare, corpora, health, leaderboard, runs, versions
+
+
+class RefConverter:
+    """A version number or an alias name: ``3``, ``production``."""
+
+    regex = r"[0-9]+|[a-z][a-z0-9_-]{0,49}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value) -> str:
+        return str(value)
+
+
+register_converter(RefConverter, "ref")
+NAME = "<str:name>"
 
 urlpatterns = [
-    path("", views.index, name="index"),
-    path("health", views.health, name="health"),
+    path("", leaderboard.index, name="index"),
+    path("health", health.health, name="health"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("corpora/", corpora.corpus_list, name="corpora"),
+    path("corpora/upload/", corpora.corpus_upload, name="corpus_upload"),
+    path(f"corpora/{NAME}/", corpora.corpus_detail, name="corpus"),
+    path(f"corpora/{NAME}/evaluation", corpora.corpus_evaluation, name="corpus_evaluation"),
+    path(f"corpora/{NAME}/file", corpora.corpus_file, name="corpus_file"),
+    path("runs/", runs.run_list, name="runs"),
+    path("runs/new/", runs.run_new, name="run_new"),
+    path("runs/<int:run_id>/", runs.run_detail, name="run"),
+    path("runs/<int:run_id>/cancel", runs.run_cancel, name="run_cancel"),
+    path(f"tokenizers/{NAME}/", versions.tokenizer_detail, name="tokenizer"),
+    path(f"tokenizers/{NAME}/<ref:ref>/", versions.version_detail, name="version"),
+    path(f"tokenizers/{NAME}/<ref:ref>/vocab/", versions.version_vocab, name="vocab"),
+    path(f"tokenizers/{NAME}/<ref:ref>/merges/", versions.version_merges, name="merges"),
+    path(f"tokenizers/{NAME}/<ref:ref>/tokens/<int:token_id>/", versions.token_detail,
+         name="token"),
+    path(f"tokenizers/{NAME}/<ref:ref>/download/<str:format>/", versions.version_download,
+         name="download"),
+    path("compare/", compare.compare, name="compare"),
+    path("playground/", compare.playground, name="playground"),
 ]

@@ -1,0 +1,122 @@
+"""Every dashboard page answers, shows what a person needs, and stays within its queries."""
+
+import pytest
+
+from tokenizers_app.models import Corpus, Evaluation, TrainingRun
+from tokenizers_app.templatetags.metrics import metric
+
+pytestmark = pytest.mark.django_db
+
+
+def page(client, url, status=200) -> str:
+    response = client.get(url)
+    assert response.status_code == status, response.content[:2000]
+    return response.content.decode()
+
+
+def test_the_leaderboard_ranks_the_versions_by_compression_ratio(client, registry_data):
+    html = page(client, "/")
+    large, small = registry_data["large"], registry_data["small"]
+    assert html.index(large.label) < html.index(small.label)  # the larger vocab compresses more
+    ratio = Evaluation.objects.get(version=large).metrics["compression_ratio"]
+    assert metric(ratio, "compression_ratio") in html and "bytes/token" in html
+    assert "★ best" in html
+    sorted_by_fertility = page(client, "/?sort=tokens_per_word")
+    assert sorted_by_fertility.index(large.label) < sorted_by_fertility.index(small.label)
+
+
+def test_every_read_page_answers_anonymous_visitors(client, registry_data):
+    large = registry_data["large"]
+    run = registry_data["runs"][1]
+    for url in ["/", "/corpora/", "/corpora/prose/", "/runs/", f"/runs/{run.pk}/",
+                "/tokenizers/prose-bpe/", "/tokenizers/prose-bpe/2/",
+                "/tokenizers/prose-bpe/2/vocab/?q=th", "/tokenizers/prose-bpe/2/merges/",
+                f"/tokenizers/prose-bpe/2/tokens/{large.vocab_size - 1}/",
+                "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out",
+                "/playground/?versions=prose-bpe@1,prose-bpe@2&text=Hello+world"]:
+        page(client, url)
+
+
+def test_unknown_things_are_404_with_the_reason(client, registry_data):
+    assert "has no version 9 (versions: 1, 2)" in page(client, "/tokenizers/prose-bpe/9/", 404)
+    assert "no tokenizer named" in page(client, "/tokenizers/nothing/1/", 404)
+
+
+def test_the_compare_page_shows_the_evaluation_rows_numbers(client, registry_data):
+    html = page(client, "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out")
+    for version in (registry_data["small"], registry_data["large"]):
+        evaluation = Evaluation.objects.get(version=version, corpus=registry_data["held_out"])
+        for name, value in evaluation.metrics.items():
+            if name in ("bytes", "chars", "tokens", "words", "lines"):
+                continue
+            assert metric(value, name) in html, name
+
+
+def test_the_playground_counts_tokens_like_encode_ordinary(client, registry_data):
+    text = "Tokenizers split text: ümlauts, 字节, 🙂 and    spaces."
+    response = client.get("/playground/", {"versions": "prose-bpe@1,prose-bpe@2", "text": text})
+    html = response.content.decode()
+    for version in (registry_data["small"], registry_data["large"]):
+        count = len(version.load_tokenizer().encode_ordinary(text))
+        assert f'data-count="{count}"' in html
+    assert f'data-count="{len(text.encode())}"' in html  # the bytes baseline
+    assert f'data-count="{len(text)}"' in html  # the characters baseline
+
+
+def test_the_playground_caps_the_text_with_a_message(client, registry_data):
+    html = page(client, "/playground/?versions=prose-bpe@1&text=" + "a" * 20_001)
+    assert "the playground encodes at most 20000" in html
+
+
+def test_a_run_page_answers_htmx_with_its_progress_fragment(client, registry_data):
+    run = registry_data["runs"][0]
+    response = client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert 'id="run-progress"' in html and "<html" not in html
+    assert "Finished in" in html and "merges/s" in html
+    assert response["HX-Refresh"] == "true"
+
+
+def test_a_running_run_polls_every_two_seconds_and_shows_its_merges_per_second(
+        client, registry_data):
+    run = registry_data["runs"][0]
+    TrainingRun.objects.filter(pk=run.pk).update(
+        status="running", stage="merge", progress_done=10, progress_total=40,
+        merges_per_second=5.0)
+    html = page(client, f"/runs/{run.pk}/")
+    assert 'hx-trigger="every 2s"' in html and "10 of 40 merges, 5 merges/s" in html
+    assert "about 6.0 s left" in html
+
+
+@pytest.mark.parametrize("url, most", [
+    ("/", 12), ("/corpora/", 6), ("/corpora/prose/", 8), ("/runs/", 8),
+    ("/tokenizers/prose-bpe/", 8), ("/tokenizers/prose-bpe/2/", 14),
+    ("/tokenizers/prose-bpe/2/vocab/", 10), ("/tokenizers/prose-bpe/2/merges/", 10),
+    ("/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out", 20),
+    ("/playground/?versions=prose-bpe@1,prose-bpe@2&text=abc", 14)])
+def test_pages_stay_within_a_bounded_number_of_queries(client, registry_data, url, most,
+                                                       django_assert_max_num_queries):
+    client.get(url)  # warm the per-process tokenizer cache
+    with django_assert_max_num_queries(most):
+        assert client.get(url).status_code == 200
+
+
+def test_corpora_list_their_facts(client, registry_data):
+    html = page(client, "/corpora/prose/")
+    corpus = Corpus.objects.get(name="prose")
+    assert corpus.sha256 in html and "Latin" in html and "Runs that trained on it" in html
+
+
+def test_a_download_is_the_same_bytes_each_time_with_its_sha256_as_etag(client, registry_data):
+    import hashlib
+
+    first = client.get("/tokenizers/prose-bpe/2/download/hf/")
+    again = client.get("/tokenizers/prose-bpe/2/download/hf/")
+    assert first.content == again.content
+    assert first["ETag"] == f'"{hashlib.sha256(first.content).hexdigest()}"'
+    assert first["Content-Disposition"] == 'attachment; filename="tokenizer.json"'
+    assert client.get("/tokenizers/prose-bpe/2/download/hf/",
+                      HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    zipped = client.get("/tokenizers/prose-bpe/2/download/gpt2/")
+    assert zipped["Content-Disposition"] == 'attachment; filename="prose-bpe-gpt2.zip"'
+    assert client.get("/tokenizers/prose-bpe/2/download/sentencepiece/").status_code == 404

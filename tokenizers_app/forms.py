@@ -1,0 +1,65 @@
+"""The dashboard's forms. A service's ``ValueError`` becomes the error of the field it names (or
+of the form), never a 500."""
+
+from django import forms
+
+from .models import Corpus
+
+PATTERNS = [("gpt2", "gpt2 (GPT-2's regex)"), ("gpt4", "gpt4 (cl100k's regex)"),
+            ("none", "none (no pre-tokenization: merges cross spaces)"),
+            ("custom", "custom regex")]
+
+# words at the start of a service's message -> the field it is about
+FIELD_OF_MESSAGE = [("tokenizer name", "tokenizer"), ("vocab size", "vocab_size"),
+                    ("vocab_size", "vocab_size"), ("sweep", "sweep"),
+                    ("special token", "special_tokens"), ("min frequency", "min_frequency"),
+                    ("pattern", "pattern"), ("custom pattern", "custom_pattern"),
+                    ("corpus name", "name"), ("a corpus named", "name"), ("no corpus", "corpus")]
+
+
+def add_service_error(form: forms.Form, error: ValueError) -> None:
+    """Show a service's message beside the field it names, else at the top of the form."""
+    message = str(error)
+    for words, field in FIELD_OF_MESSAGE:
+        if message.lower().startswith(words) and field in form.fields:
+            form.add_error(field, message)
+            return
+    form.add_error(None, message)
+
+
+class CorpusUploadForm(forms.Form):
+    name = forms.CharField(max_length=100, help_text="letters, digits, '.', '_' or '-'")
+    evaluation = forms.BooleanField(required=False, label="Evaluation corpus",
+                                    help_text="evaluate every new version on it")
+
+
+class RunForm(forms.Form):
+    tokenizer = forms.CharField(max_length=100, help_text="a new name, or an existing "
+                                "tokenizer to add a version to")
+    corpus = forms.ModelChoiceField(Corpus.objects.order_by("name"), to_field_name="name",
+                                    empty_label=None)
+    pattern = forms.ChoiceField(choices=PATTERNS, initial="gpt2")
+    custom_pattern = forms.CharField(required=False, label="Custom regex",
+                                     help_text="its matches must cover the text")
+    vocab_size = forms.IntegerField(initial=8000, help_text="special tokens + 256 bytes + "
+                                                            "merges")
+    special_tokens = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                                     initial="<|endoftext|>", help_text="one per line")
+    min_frequency = forms.IntegerField(initial=1, min_value=1,
+                                       help_text="stop when the best pair is rarer")
+    sweep = forms.CharField(required=False, label="Vocabulary sweep",
+                            help_text="smaller vocab sizes to keep too, e.g. 2000, 4000")
+
+    def clean_special_tokens(self) -> list[str]:
+        return [line.strip("\r") for line in self.cleaned_data["special_tokens"].split("\n")
+                if line.strip()]
+
+    def clean_sweep(self) -> list[int]:
+        sizes = [part.strip() for part in self.cleaned_data["sweep"].split(",") if part.strip()]
+        if not all(part.isdigit() for part in sizes):
+            raise forms.ValidationError("write whole numbers separated by commas")
+        return [int(part) for part in sizes]
+
+    def pattern_value(self) -> str:
+        data = self.cleaned_data
+        return data["custom_pattern"] if data["pattern"] == "custom" else data["pattern"]

@@ -1,0 +1,109 @@
+"""``/compare/`` (every metric of 2+ versions on one corpus, charts, and the words they split
+differently) and ``/playground/`` (a text encoded by several versions and the baselines)."""
+
+from django.shortcuts import render
+
+from ..bpe.baselines import ByteTokenizer, CharTokenizer
+from ..bpe.inspection import words_split_differently
+from ..bpe.metrics import METRICS
+from ..bpe.token_groups import token_groups
+from ..models import Corpus, Evaluation, TokenizerVersion
+from .access import readable
+
+PLAYGROUND_MAX_CHARS = 20_000
+SPLIT_WORDS_SHOWN = 50
+BASELINES = [("bytes", ByteTokenizer()), ("characters", CharTokenizer())]
+
+
+def _versions(request, form_errors: list) -> list:
+    refs = request.GET.get("versions", "")
+    if not refs:
+        return []
+    try:
+        return TokenizerVersion.objects.resolve_many(refs)
+    except ValueError as exc:
+        form_errors.append(str(exc))
+        return []
+
+
+@readable
+def compare(request):
+    errors: list[str] = []
+    versions = _versions(request, errors)
+    corpora = Corpus.objects.for_evaluation().order_by("name")
+    corpus = corpora.filter(name=request.GET.get("corpus")).first() or corpora.first()
+    if request.GET.get("corpus") and corpus and corpus.name != request.GET["corpus"]:
+        errors.append(f"{request.GET['corpus']!r} is not an evaluation corpus; showing "
+                      f"{corpus.name}")
+    evaluations = Evaluation.objects.of(versions, corpus) if corpus and versions else {}
+    columns = [(v, evaluations.get(v.pk)) for v in versions]
+    return render(request, "tokenizers_app/compare.html", {
+        "errors": errors, "versions": versions, "corpus": corpus, "corpora": corpora,
+        "columns": columns, "rows": metric_rows(columns),
+        "split_words": split_words(columns), "refs": request.GET.get("versions", ""),
+        "sweep": sweep_curve(columns)})
+
+
+def metric_rows(columns: list) -> list[dict]:
+    """One row per metric: label, unit, each version's value (None: no result yet) and which
+    columns hold the best value (marked in the page, not only colored)."""
+    rows = []
+    for name, (label, unit, higher_better) in METRICS.items():
+        values = [e.metrics.get(name) if e and e.status == e.Status.SUCCEEDED else None
+                  for _, e in columns]
+        known = [v for v in values if v is not None]
+        best = (max(known) if higher_better else min(known)) if len(known) > 1 else None
+        if known or any(e is None or e.status != e.Status.SUCCEEDED for _, e in columns):
+            rows.append({"name": name, "label": label, "unit": unit, "values": values,
+                         "best": [v is not None and v == best for v in values]})
+    return rows
+
+
+def split_words(columns: list) -> list:
+    """The words of the corpus the versions cut differently, most frequent first, each with its
+    tokens (bytes) in every version."""
+    samples = [e.word_tokens if e and e.word_tokens else None for _, e in columns]
+    if len(samples) < 2 or None in samples:
+        return []
+    vocabs = [v.cached_tokenizer().vocab for v, _ in columns]
+    found = words_split_differently(samples, vocabs)[:SPLIT_WORDS_SHOWN]
+    return [(word, count, [[vocab[i] for i in ids] for vocab, ids in zip(vocabs, per)])
+            for word, count, per in found]
+
+
+def sweep_curve(columns: list) -> dict | None:
+    """Compression ratio against vocab size of the compared versions that one run made (a
+    sweep): the run with the most of them, if it made 2 or more."""
+    by_run: dict[int, list] = {}
+    for version, evaluation in columns:
+        if version.training_run_id and evaluation and evaluation.status == \
+                evaluation.Status.SUCCEEDED:
+            by_run.setdefault(version.training_run_id, []).append(
+                (version.vocab_size, evaluation.metrics["compression_ratio"], version.label))
+    points = sorted(max(by_run.values(), key=len, default=[]))
+    if len(points) < 2:
+        return None
+    return {"vocab_sizes": [p[0] for p in points], "ratios": [p[1] for p in points],
+            "labels": [p[2] for p in points]}
+
+
+@readable
+def playground(request):
+    errors: list[str] = []
+    versions = _versions(request, errors)
+    text = request.GET.get("text", "")
+    if len(text) > PLAYGROUND_MAX_CHARS:
+        errors.append(f"the text holds {len(text)} characters; the playground encodes at most "
+                      f"{PLAYGROUND_MAX_CHARS}: shorten it (or use the encode API)")
+        text = text[:PLAYGROUND_MAX_CHARS]
+    rows = [(v.label, _encoded(v.cached_tokenizer(), text)) for v in versions]
+    rows += [(name, _encoded(baseline, text)) for name, baseline in BASELINES] if text else []
+    return render(request, "tokenizers_app/playground.html", {
+        "errors": errors, "text": text, "refs": request.GET.get("versions", ""), "rows": rows,
+        "choices": TokenizerVersion.objects.ready().select_related("tokenizer")
+                                           .order_by("tokenizer__name", "-number")[:200]})
+
+
+def _encoded(tokenizer, text: str) -> dict:
+    ids = tokenizer.encode_ordinary(text)
+    return {"count": len(ids), "groups": token_groups(tokenizer, text)}

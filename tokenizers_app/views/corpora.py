@@ -1,0 +1,100 @@
+"""``/corpora/``: the corpora, an upload staged while its body arrives, a corpus's page, marking it
+as an evaluation corpus, and its file behind an access check."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from ..forms import CorpusUploadForm, add_service_error
+from ..models import Corpus
+from ..services.corpora import import_staged_corpus
+from ..uploads import staged_upload
+from .access import readable
+
+SAMPLE_BYTES = 2000
+
+
+@readable
+def corpus_list(request):
+    corpora = Corpus.objects.order_by("name").select_related("uploaded_by")
+    return render(request, "tokenizers_app/corpora.html", {"corpora": corpora})
+
+
+@readable
+def corpus_detail(request, name):
+    corpus = get_object_or_404(Corpus, name=name)
+    with open(corpus.path, "rb") as handle:
+        sample = handle.read(SAMPLE_BYTES).decode("utf-8", errors="ignore")
+    return render(request, "tokenizers_app/corpus.html", {
+        "corpus": corpus, "sample": sample,
+        "runs": corpus.runs.select_related("tokenizer").order_by("-created_at")[:50],
+        "evaluations": corpus.evaluations.without_word_tokens().select_related(
+                                 "version__tokenizer")
+                             .order_by("-compression_ratio")[:100]})
+
+
+@login_required
+@require_POST
+def corpus_evaluation(request, name):
+    corpus = get_object_or_404(Corpus, name=name)
+    corpus.mark_evaluation(request.POST.get("evaluation") == "on")
+    messages.success(request, f"{corpus.name} is {'now' if corpus.is_evaluation else 'no longer'}"
+                               f" an evaluation corpus")
+    return redirect("corpus", name=corpus.name)
+
+
+@login_required
+def corpus_file(request, name):
+    corpus = get_object_or_404(Corpus, name=name)
+    return FileResponse(open(corpus.path, "rb"), as_attachment=True,
+                        filename=f"{corpus.name}.txt", content_type="text/plain; charset=utf-8")
+
+
+@login_required
+def corpus_upload(request):
+    """The upload form; ``middleware.CorpusUploadMiddleware`` has staged the file (or refused
+    it with 413) before this view runs."""
+    form = CorpusUploadForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        corpus = _register(request, form)
+        if corpus is not None:
+            messages.success(request, f"corpus {corpus.name}: {corpus.size_bytes} bytes, "
+                                      f"sha256 {corpus.sha256[:12]}…")
+            return _redirect(request, reverse("corpus", args=[corpus.name]))
+    # htmx swaps only 2xx answers: it gets the page with its errors as 200
+    status = 400 if form.errors and not request.headers.get("HX-Request") else 200
+    return render(request, "tokenizers_app/corpus_upload.html",
+                  {"form": form, "max_bytes": settings.CORPUS_MAX_BYTES}, status=status)
+
+
+def _register(request, form):
+    """The corpus of a valid upload, or None with the reason on the form (the staged file of a
+    refused upload is removed)."""
+    upload, error = staged_upload(request)
+    valid = form.is_valid()
+    if error is not None:
+        add_service_error(form, error)
+    elif upload is None:
+        form.add_error(None, "choose a UTF-8 text file to upload")
+    elif not valid:
+        upload.staged.path.unlink(missing_ok=True)
+    else:
+        try:
+            return import_staged_corpus(staged=upload.staged, name=form.cleaned_data["name"],
+                                        original_filename=upload.name,
+                                        uploaded_by=request.user,
+                                        is_evaluation=form.cleaned_data["evaluation"])
+        except ValueError as exc:
+            add_service_error(form, exc)
+    return None
+
+
+def _redirect(request, url: str) -> HttpResponse:
+    """A redirect that htmx follows as a page load (``HX-Redirect``), or a plain 302."""
+    if request.headers.get("HX-Request"):
+        return HttpResponse(headers={"HX-Redirect": url})
+    return redirect(url)

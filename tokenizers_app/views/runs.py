@@ -1,0 +1,80 @@
+"""``/runs/``: the runs, a form to start one, a run's live page (htmx refreshes its progress
+fragment from the same URL), and cancelling."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db import connection
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from ..forms import RunForm, add_service_error
+from ..models import MergeRule, TrainingRun
+from ..services.runs import cancel_training_run, start_training_run
+from .access import readable
+
+CHART_POINTS = 400  # merges drawn on a run's chart of count against rank
+
+
+@readable
+def run_list(request):
+    runs = TrainingRun.objects.select_related("tokenizer").prefetch_related("corpora")
+    page = Paginator(runs, 50).get_page(request.GET.get("page"))
+    return render(request, "tokenizers_app/runs.html", {"page": page})
+
+
+@login_required
+def run_new(request):
+    form = RunForm(request.POST or None, initial={"corpus": request.GET.get("corpus")})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = start_training_run(
+                corpora=[data["corpus"]], tokenizer_name=data["tokenizer"],
+                vocab_size=data["vocab_size"], special_tokens=data["special_tokens"],
+                pattern=form.pattern_value(), min_frequency=data["min_frequency"],
+                sweep=data["sweep"], created_by=request.user)
+        except ValueError as exc:
+            add_service_error(form, exc)
+        else:
+            messages.success(request, f"run {run.pk} queued")
+            return redirect("run", run_id=run.pk)
+    return render(request, "tokenizers_app/run_new.html", {"form": form},
+                  status=400 if form.errors else 200)
+
+
+@readable
+def run_detail(request, run_id):
+    run = get_object_or_404(TrainingRun.objects.select_related("tokenizer", "created_by"),
+                            pk=run_id)
+    context = {"run": run, "eta": run.seconds_left(), "total_seconds": run.total_seconds()}
+    if request.headers.get("HX-Request"):
+        response = render(request, "tokenizers_app/includes/run_progress.html",
+                          {**context, "refresh": True})
+        if run.is_finished:
+            response["HX-Refresh"] = "true"  # the whole page: versions and chart
+        return response
+    versions = list(run.versions.order_by("number"))
+    context.update(versions=versions, corpora=run.corpora.order_by("name"),
+                   chart=merge_counts(versions[-1]) if versions else None)
+    return render(request, "tokenizers_app/run.html", context)
+
+
+@login_required
+@require_POST
+def run_cancel(request, run_id):
+    run = cancel_training_run(run=get_object_or_404(TrainingRun, pk=run_id))
+    messages.info(request, f"run {run.pk}: {run.get_status_display()}"
+                           + (" (stopping within a second)" if not run.is_finished else ""))
+    return redirect("run", run_id=run.pk)
+
+
+def merge_counts(version) -> dict:
+    """About ``CHART_POINTS`` merges of the version, evenly over its ranks: ``{"ranks": [...],
+    "counts": [...]}`` (one query; empty for a version without counts)."""
+    step = max(1, version.merge_count // CHART_POINTS)
+    rows = (MergeRule.objects.filter(version=version, count__isnull=False)
+            .extra(where=[f"{connection.ops.quote_name('rank')} %% %s = 0"], params=[step])
+            .order_by("rank").values_list("rank", "count"))
+    ranks, counts = zip(*rows) if rows else ((), ())
+    return {"ranks": list(ranks), "counts": list(counts)}

@@ -1,0 +1,113 @@
+"""``/tokenizers/``: a tokenizer's versions, a version's page (metrics on every evaluation corpus,
+lineage, downloads, token lengths), its vocabulary (searchable), its merge table, and how one
+token was built."""
+
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.db.models.functions import Length
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from ..bpe.formats import FORMATS
+from ..bpe.inspection import merge_tree
+from ..models import MergeRule, Tokenizer, TokenizerVersion, VocabEntry
+from ..services.versions import render_download
+from .access import readable
+
+PAGE_SIZE = 100
+TREE_NODES_SHOWN = 600
+
+
+def _version(name: str, ref: str) -> TokenizerVersion:
+    try:
+        return TokenizerVersion.objects.select_related("tokenizer", "training_run",
+                                                       "created_by").get(
+            pk=TokenizerVersion.objects.resolve(f"{name}@{ref}").pk)
+    except ValueError as exc:
+        raise Http404(str(exc)) from None
+
+
+@readable
+def tokenizer_detail(request, name):
+    tokenizer = get_object_or_404(Tokenizer, name=name)
+    versions = tokenizer.versions.ready().order_by("-number").prefetch_related("aliases")
+    return render(request, "tokenizers_app/tokenizer.html", {
+        "tokenizer": tokenizer, "versions": versions,
+        "aliases": tokenizer.aliases.select_related("version").order_by("name")})
+
+
+@readable
+def version_detail(request, name, ref):
+    version = _version(name, ref)
+    lengths = (VocabEntry.objects.filter(version=version).exclude(kind=VocabEntry.Kind.SPECIAL)
+               .annotate(length=Length("token")).values("length").annotate(tokens=Count("*"))
+               .order_by("length"))
+    return render(request, "tokenizers_app/version.html", {
+        "version": version, "ref": ref, "lineage": version.lineage(), "formats": FORMATS,
+        "evaluations": version.evaluations.without_word_tokens().select_related("corpus")
+                                          .order_by("corpus__name"),
+        "aliases": version.aliases.order_by("name"),
+        "lengths": {"lengths": [row["length"] for row in lengths],
+                    "tokens": [row["tokens"] for row in lengths]}})
+
+
+@readable
+def version_vocab(request, name, ref):
+    version = _version(name, ref)
+    query = request.GET.get("q", "")
+    entries = VocabEntry.objects.filter(version=version).containing(query.encode())
+    page = Paginator(entries.order_by("token_id"), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "tokenizers_app/vocab.html", {
+        "version": version, "ref": ref, "page": page, "query": query})
+
+
+@readable
+def version_merges(request, name, ref):
+    version = _version(name, ref)
+    merges = MergeRule.objects.filter(version=version).order_by("rank")
+    page = Paginator(merges, PAGE_SIZE).get_page(request.GET.get("page"))
+    for merge in page:  # (Postgres gives memoryviews)
+        merge.result = bytes(merge.left) + bytes(merge.right)
+    return render(request, "tokenizers_app/merges.html", {
+        "version": version, "ref": ref, "page": page,
+        "first_id": 256 + len(version.special_tokens) if version.standard_layout else None})
+
+
+@readable
+def token_detail(request, name, ref, token_id):
+    version = _version(name, ref)
+    try:
+        tree = merge_tree(version.cached_tokenizer(), token_id)
+    except ValueError as exc:
+        raise Http404(str(exc)) from None
+    nodes = tree_rows(tree, TREE_NODES_SHOWN + 1)
+    return render(request, "tokenizers_app/token.html", {
+        "version": version, "ref": ref, "tree": tree, "nodes": nodes[:TREE_NODES_SHOWN],
+        "truncated": len(nodes) > TREE_NODES_SHOWN})
+
+
+def tree_rows(tree: dict, most: int) -> list[tuple[int, dict]]:
+    """``(depth, node)`` of a merge tree in reading order (the token, then its left part's tree,
+    then its right part's), without recursion, at most ``most`` rows."""
+    rows, stack = [], [(0, tree)]
+    while stack and len(rows) < most:
+        depth, node = stack.pop()
+        rows.append((depth, node))
+        stack.extend((depth + 1, child) for child in reversed(node["children"]))
+    return rows
+
+
+@readable
+def version_download(request, name, ref, format):
+    """The version's files in one format, as an attachment; ``ETag`` is the bytes' sha256."""
+    version = _version(name, ref)
+    if format not in FORMATS:
+        raise Http404(f"no format {format!r}: choose one of {', '.join(FORMATS)}")
+    download = render_download(version=version, format=format)
+    etag = f'"{download.sha256}"'
+    if request.headers.get("If-None-Match") == etag:
+        return HttpResponse(status=304, headers={"ETag": etag})
+    response = HttpResponse(download.data, content_type="application/octet-stream")
+    response["Content-Disposition"] = f'attachment; filename="{download.file_name}"'
+    response["ETag"] = etag
+    return response
