@@ -1,0 +1,131 @@
+"""Every format downloaded over HTTP loads in its peer and gives the ids of our encode endpoint;
+downloads are byte-identical, carry their sha256 as ETag, and answer 304 when unchanged."""
+
+import base64
+import hashlib
+import io
+import json
+import os
+import zipfile
+
+import pytest
+
+from tokenizers_app.bpe.formats import loads_tokenizer
+
+pytestmark = pytest.mark.django_db
+
+TEXTS = {"prose": "The registry keeps every version; compression is bytes per token.\n",
+         "code": "def encode(self, text):\n    return [t for t in text]  # ids\n\n",
+         "cjk": "字节对编码是一种压缩算法。バイト対符号化。한국어 텍스트.",
+         "emoji": "ship it 🚀🚀 👍🏽 👨‍👩‍👧 ✨"}
+URL = "/api/tokenizers/prose-bpe/versions/2"
+
+
+def fetch(client, format: str) -> tuple[dict[str, bytes], bytes]:
+    response = client.get(f"{URL}/download", {"format": format})
+    assert response.status_code == 200, response.content[:500]
+    data = response.content
+    if response["Content-Disposition"].endswith('.zip"'):
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        return {name.split("/")[-1]: archive.read(name) for name in archive.namelist()}, data
+    return {response["Content-Disposition"].split('"')[1]: data}, data
+
+
+def our_ids(client, text: str) -> list[int]:
+    response = client.post(f"{URL}/encode", json.dumps({"text": text}),
+                           content_type="application/json")
+    assert response.status_code == 200, response.content
+    return response.json()["ids"]
+
+
+def test_hf_tokenizer_json_loads_in_hugging_face_tokenizers(client, registry):
+    from tokenizers import Tokenizer
+
+    files, _ = fetch(client, "hf")
+    peer = Tokenizer.from_str(files["tokenizer.json"].decode())
+    for text in TEXTS.values():
+        assert peer.encode(text, add_special_tokens=False).ids == our_ids(client, text)
+
+
+def test_tiktoken_files_load_in_tiktoken(client, registry):
+    import tiktoken
+
+    files, _ = fetch(client, "tiktoken")
+    sidecar = json.loads(files["prose-bpe.json"])
+    ranks = {base64.b64decode(token): int(rank) for token, rank in
+             (line.split() for line in files["prose-bpe.tiktoken"].decode().splitlines())}
+    peer = tiktoken.Encoding("prose-bpe", pat_str=sidecar["pat_str"], mergeable_ranks=ranks,
+                             special_tokens=sidecar["special_tokens"],
+                             explicit_n_vocab=sidecar["explicit_n_vocab"])
+    for text in TEXTS.values():
+        assert peer.encode_ordinary(text) == our_ids(client, text)
+
+
+def test_the_transformers_folder_loads_in_autotokenizer(client, registry, tmp_path):
+    os.environ.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    from transformers import AutoTokenizer
+
+    files, _ = fetch(client, "transformers")
+    assert set(files) == {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    peer = AutoTokenizer.from_pretrained(str(tmp_path))
+    for text in TEXTS.values():
+        assert peer.encode(text, add_special_tokens=False) == our_ids(client, text)
+
+
+def test_gpt2_files_load_in_hugging_face_tokenizers_bpe(client, registry, tmp_path):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    files, _ = fetch(client, "gpt2")
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    peer = Tokenizer(models.BPE.from_file(str(tmp_path / "vocab.json"),
+                                          str(tmp_path / "merges.txt")))
+    peer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    peer.decoder = decoders.ByteLevel()
+    for text in TEXTS.values():
+        assert peer.encode(text, add_special_tokens=False).ids == our_ids(client, text)
+
+
+@pytest.mark.parametrize("format", ["native", "minbpe"])
+def test_native_and_minbpe_files_give_the_same_tokens(client, registry, format):
+    files, _ = fetch(client, format)
+    loaded, vocab = loads_tokenizer(files), registry["large"].load_tokenizer().vocab
+    for text in TEXTS.values():
+        assert [loaded.vocab[i] for i in loaded.encode_ordinary(text)] == \
+            [vocab[i] for i in our_ids(client, text)]
+
+
+@pytest.mark.parametrize("format", ["hf", "gpt2", "tiktoken", "minbpe", "native", "transformers"])
+def test_downloads_are_byte_identical_with_their_sha256_as_etag_and_304(client, registry,
+                                                                        format):
+    first = client.get(f"{URL}/download", {"format": format})
+    again = client.get(f"{URL}/download", {"format": format})
+    assert first.content == again.content
+    assert first["ETag"] == f'"{hashlib.sha256(first.content).hexdigest()}"' == again["ETag"]
+    assert first["Content-Disposition"].startswith("attachment; filename=")
+    unchanged = client.get(f"{URL}/download", {"format": format},
+                           HTTP_IF_NONE_MATCH=first["ETag"])
+    assert unchanged.status_code == 304 and unchanged.content == b""
+
+
+def test_encode_answers_tokens_and_spans_and_refuses_what_tiktoken_refuses(client, registry,
+                                                                          settings):
+    response = client.post(f"{URL}/encode", json.dumps({"text": "Hi <|endoftext|>",
+                                                        "allowed_special": "all"}),
+                           content_type="application/json").json()
+    assert response["ids"][-1] == 0 and response["tokens"][-1] == "<|endoftext|>"
+    spans = response["spans"]
+    assert spans[0][0] == 0 and spans[-1] == [3, 16]  # the special token is bytes 3 to 16
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+    refused = client.post(f"{URL}/encode", json.dumps({"text": "Hi <|endoftext|>"}),
+                          content_type="application/json")
+    assert refused.status_code == 400 and "not allowed" in refused.json()["detail"]
+    surrogate = client.post(f"{URL}/encode", '{"text": "a\\ud800b"}',
+                            content_type="application/json")
+    assert surrogate.status_code == 400 and "lone surrogate" in surrogate.json()["detail"]
+    settings.API_ENCODE_MAX_CHARS = 1000
+    capped = client.post(f"{URL}/encode", json.dumps({"text": "a" * 1001}),
+                         content_type="application/json")
+    assert capped.status_code == 413 and "API_ENCODE_MAX_CHARS" in capped.json()["detail"]

@@ -1,0 +1,71 @@
+"""Reading the registry over HTTP: tokenizers, versions with metrics and lineage, corpora,
+runs, comparisons; lists in pages."""
+
+import pytest
+
+from tokenizers_app.models import Evaluation
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_schema_is_openapi_3_1_and_the_docs_load_without_a_cdn(client):
+    schema = client.get("/api/openapi.json").json()
+    assert schema["openapi"].startswith("3.1")
+    assert "/api/tokenizers/{name}/versions/{ref}/download" in schema["paths"]
+    docs = client.get("/api/docs").content.decode()
+    assert "swagger-ui" in docs and "cdn.jsdelivr" not in docs
+
+
+def test_tokenizers_and_versions_by_number_or_alias(client, registry):
+    from tokenizers_app.services.versions import move_alias
+
+    move_alias(version=registry["large"], name="production", user=registry["staff"])
+    listing = client.get("/api/tokenizers").json()
+    assert listing["count"] == 1 and listing["items"][0]["aliases"] == {"production": 2}
+    version = client.get("/api/tokenizers/prose-bpe/versions/production").json()
+    evaluation = Evaluation.objects.get(version=registry["large"])
+    assert version["number"] == 2 and version["digest"] == registry["large"].digest
+    assert version["metrics"]["held-out"]["metrics"] == evaluation.metrics
+    assert version["metrics"]["held-out"]["corpus_sha256"] == registry["held_out"].sha256
+    run = version["lineage"]["training_run"]
+    assert run["corpora"][0]["sha256"] == registry["corpus"].sha256 and run["vocab_size"] == 600
+    assert client.get("/api/tokenizers/prose-bpe/versions").json()["count"] == 2
+
+
+def test_lists_come_in_pages_of_at_most_a_hundred(client, registry):
+    page = client.get("/api/tokenizers/prose-bpe/versions?page=2&page_size=1").json()
+    assert (page["count"], page["page"], len(page["items"])) == (2, 2, 1)
+    assert page["items"][0]["number"] == 1
+    assert client.get("/api/corpora?page_size=101").status_code == 422
+
+
+@pytest.mark.parametrize("url, message", [
+    ("/api/tokenizers/nothing", "no tokenizer named 'nothing'"),
+    ("/api/tokenizers/prose-bpe/versions/9", "has no version 9 (versions: 1, 2)"),
+    ("/api/tokenizers/prose-bpe/versions/staging", "has no alias 'staging'"),
+    ("/api/corpora/nothing", "no corpus named 'nothing'"),
+    ("/api/runs/999999", "No TrainingRun matches")])
+def test_unknown_names_are_404_with_a_reason(client, registry, url, message):
+    response = client.get(url)
+    assert response.status_code == 404 and message in response.json()["detail"]
+
+
+def test_corpora_runs_and_comparisons(client, registry):
+    corpus = client.get("/api/corpora/prose").json()
+    assert corpus["sha256"] == registry["corpus"].sha256 and corpus["line_count"] > 0
+    run = client.get(f"/api/runs/{registry['runs'][0].pk}").json()
+    assert run["status"] == "succeeded" and run["merges_per_second"] > 0
+    comparison = client.get("/api/compare", {"versions": "prose-bpe@1,prose-bpe@2",
+                                             "corpus": "held-out"}).json()
+    ratios = [v["metrics"]["compression_ratio"] for v in comparison["versions"]]
+    assert ratios == [Evaluation.objects.get(version=v).metrics["compression_ratio"]
+                      for v in (registry["small"], registry["large"])]
+    assert comparison["metrics"]["compression_ratio"]["unit"] == "bytes/token"
+
+
+def test_reads_can_require_a_key(client, registry, settings):
+    from tests.api.conftest import bearer
+
+    settings.API_ANONYMOUS_READS = False
+    assert client.get("/api/tokenizers").status_code == 401
+    assert client.get("/api/tokenizers", **bearer(registry["member_key"])).status_code == 200

@@ -1,0 +1,115 @@
+"""Writing over HTTP: uploads, runs, imports, aliases and lifecycle; who may do what."""
+
+import io
+import json
+
+import pytest
+
+from tests.api.conftest import bearer
+from tokenizers_app.bpe.formats import dumps_tokenizer
+from tokenizers_app.models import AliasMove, ApiKey, Corpus, TokenizerVersion, TrainingRun
+
+pytestmark = pytest.mark.django_db
+
+
+def post_json(client, url, body, **extra):
+    return client.post(url, json.dumps(body), content_type="application/json", **extra)
+
+
+def upload(client, data: bytes, name: str, **extra):
+    stream = io.BytesIO(data)
+    stream.name = "web.txt"
+    return client.post("/api/corpora", {"name": name, "file": stream}, **extra)
+
+
+def test_anonymous_writes_get_401(client, registry):
+    assert upload(client, b"text\n", "anon").status_code == 401
+    assert post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["prose"],
+                                           "vocab_size": 300}).status_code == 401
+    assert client.put("/api/tokenizers/prose-bpe/aliases/production", '{"version": 1}',
+                      content_type="application/json").status_code == 401
+    assert not Corpus.objects.filter(name="anon").exists()
+
+
+def test_a_revoked_key_gets_401_and_a_used_key_notes_when(client, registry):
+    assert client.get("/api/tokenizers", **bearer(registry["revoked_key"])).status_code == 200
+    assert upload(client, b"text\n", "x", **bearer(registry["revoked_key"])).status_code == 401
+    assert upload(client, b"some text\n", "x", **bearer(registry["member_key"])).status_code == 201
+    used = ApiKey.objects.get(name="ci")
+    assert used.last_used_at is not None and used.hashed != registry["member_key"]
+
+
+def test_an_upload_is_a_corpus_and_the_same_bytes_give_it_back(client, registry):
+    key = bearer(registry["member_key"])
+    response = upload(client, "héllo\nwörld\n".encode() * 50, "web", **key)
+    assert response.status_code == 201 and response.json()["line_count"] == 100
+    again = upload(client, "héllo\nwörld\n".encode() * 50, "other", **key)
+    assert again.status_code == 200 and again.json()["name"] == "web"
+
+
+@pytest.mark.parametrize("data, status, message", [
+    (b"ok " * 100 + b"\xff", 400, "not valid UTF-8: byte 0xff at byte offset 300"),
+    (b"", 400, "the corpus is empty")])
+def test_bad_uploads_are_refused_with_the_reason_and_leave_nothing(client, registry, data,
+                                                                   status, message):
+    response = upload(client, data, "bad", **bearer(registry["member_key"]))
+    assert response.status_code == status and message in response.json()["detail"]
+    assert not Corpus.objects.filter(name="bad").exists()
+
+
+def test_a_name_taken_by_other_content_is_a_409(client, registry):
+    response = upload(client, b"other bytes\n", "prose", **bearer(registry["member_key"]))
+    assert response.status_code == 409 and "already exists" in response.json()["detail"]
+
+
+def test_an_oversized_upload_gets_413_before_its_body_is_read(client, registry, settings):
+    settings.CORPUS_MAX_BYTES = 1000
+    response = upload(client, b"x" * 2_000_000, "huge", **bearer(registry["member_key"]))
+    assert response.status_code == 413 and "CORPUS_MAX_BYTES" in response.json()["detail"]
+
+
+def test_runs_start_checked_and_can_be_followed_and_cancelled(client, registry):
+    key = bearer(registry["member_key"])
+    bad = post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["prose"],
+                                          "vocab_size": 100}, **key)
+    assert bad.status_code == 400 and "vocab size 100 is out of bounds" in bad.json()["detail"]
+    unknown = post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["nope"],
+                                              "vocab_size": 300}, **key)
+    assert unknown.status_code == 404
+    run = post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["prose"],
+                                          "vocab_size": 300, "sweep": [280]}, **key).json()
+    assert run["status"] == "queued" and run["sweep"] == [280]
+    assert client.get(f"/api/runs/{run['id']}").json()["status"] == "queued"
+    cancelled = client.post(f"/api/runs/{run['id']}/cancel", **key).json()
+    assert cancelled["status"] == "cancelled" == TrainingRun.objects.get(pk=run["id"]).status
+
+
+def test_imports_make_versions_and_refuse_what_is_not_a_tokenizer(client, registry):
+    key = bearer(registry["member_key"])
+    files = dumps_tokenizer(registry["small"].load_tokenizer(), "tiktoken", "small")
+    streams = []
+    for name, data in files.items():
+        streams.append(io.BytesIO(data))
+        streams[-1].name = name
+    response = client.post("/api/tokenizers/imported/import", {"files": streams}, **key)
+    assert response.status_code == 201 and response.json()["digest"] == registry["small"].digest
+    junk = io.BytesIO(b"not a tokenizer")
+    junk.name = "junk.txt"
+    refused = client.post("/api/tokenizers/junk/import", {"files": [junk]}, **key)
+    assert refused.status_code == 400 and "cannot tell the tokenizer format" in \
+        refused.json()["detail"]
+    assert not TokenizerVersion.objects.filter(tokenizer__name="junk").exists()
+
+
+def test_only_staff_move_aliases_and_change_lifecycles(client, registry):
+    member, staff = bearer(registry["member_key"]), bearer(registry["staff_key"])
+    url = "/api/tokenizers/prose-bpe/aliases/production"
+    denied = client.put(url, '{"version": 2}', content_type="application/json", **member)
+    assert denied.status_code == 403 and "only staff" in denied.json()["detail"]
+    moved = client.put(url, '{"version": 2}', content_type="application/json", **staff)
+    assert moved.json() == {"tokenizer": "prose-bpe", "alias": "production", "version": 2}
+    assert AliasMove.objects.get().moved_by == registry["staff"]
+    assert client.post("/api/tokenizers/prose-bpe/versions/production/publish",
+                       **member).status_code == 403
+    published = client.post("/api/tokenizers/prose-bpe/versions/production/publish", **staff)
+    assert published.json()["lifecycle"] == "published"

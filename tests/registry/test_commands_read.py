@@ -1,0 +1,68 @@
+"""The commands that read and change what the API reads and changes, each with --json."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from tokenizers_app.models import AliasMove, ApiKey, Evaluation
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def test_tokenizers_versions_and_show_in_words_and_json(registry_data):
+    assert "prose-bpe" in run("tokenizers") and "prose-bpe@2" in run("versions", "prose-bpe")
+    shown = json.loads(run("show", "prose-bpe@2", "--json"))
+    evaluation = Evaluation.objects.get(version=registry_data["large"])
+    assert shown["metrics"]["held-out"]["metrics"] == evaluation.metrics
+    assert "on held-out: compression_ratio" in run("show", "prose-bpe@2")
+    assert "bytes/token" in run("show", "prose-bpe@2")
+    assert json.loads(run("tokenizers", "--json"))[0]["latest"] == 2
+
+
+def test_runs_corpora_compare_and_encode(registry_data):
+    runs = json.loads(run("runs", "--json"))
+    assert [r["status"] for r in runs] == ["succeeded", "succeeded"]
+    assert json.loads(run("corpora", "prose", "--json"))["sha256"] == \
+        registry_data["corpus"].sha256
+    compared = json.loads(run("compare", "prose-bpe@1", "prose-bpe@2", "--corpus", "held-out",
+                              "--json"))
+    assert [v["ref"] for v in compared["versions"]] == ["prose-bpe@1", "prose-bpe@2"]
+    assert "Compression ratio" in run("compare", "prose-bpe@1", "prose-bpe@2", "--corpus",
+                                      "held-out")
+    ids = json.loads(run("encode", "prose-bpe@2", "--text", "hello world", "--json"))["ids"]
+    assert ids == registry_data["large"].load_tokenizer().encode_ordinary("hello world")
+
+
+def test_aliases_and_lifecycle_move_only_for_staff_and_are_recorded(registry_data):
+    with pytest.raises(CommandError, match="only staff can move aliases"):
+        run("alias", "prose-bpe@1", "production", "--user", "member")
+    assert run("alias", "prose-bpe@1", "production", "--user", "staff").strip() == \
+        "prose-bpe@production -> version 1"
+    assert AliasMove.objects.get().moved_by == registry_data["staff"]
+    assert "published" in run("lifecycle", "prose-bpe@production", "published", "--user",
+                              "staff")
+
+
+def test_api_keys_are_shown_once_stored_hashed_and_revocable(registry_data):
+    key = run("create_api_key", "member", "--name", "ci").strip()
+    record = ApiKey.objects.get(name="ci")
+    assert key.startswith("trk_") and key.startswith(record.prefix) and key not in record.hashed
+    assert ApiKey.objects.authenticate(key) == registry_data["member"]
+    run("revoke_api_key", record.prefix)
+    assert ApiKey.objects.authenticate(key) is None
+
+
+def test_unknown_names_are_one_line_errors(registry_data):
+    for args in [("versions", "nothing"), ("show", "prose-bpe@9"), ("runs", "99999"),
+                 ("compare", "prose-bpe@1", "--corpus", "nothing")]:
+        with pytest.raises(CommandError):
+            run(*args)

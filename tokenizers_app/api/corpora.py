@@ -1,0 +1,43 @@
+"""``/api/corpora``: list, read, and upload corpora (streamed to disk and checked as they
+arrive, by ``uploads.CorpusUploadMiddleware``, with the same rules as the upload page)."""
+
+from ninja import File, Form, Query, Router, Status
+from ninja.files import UploadedFile
+
+from ..models import Corpus
+from ..services.corpora import import_staged_corpus
+from ..uploads import staged_upload
+from .auth import READ, WRITE
+from .errors import ERRORS
+from .paging import MAX_PAGE, MAX_PAGE_SIZE, Page, page_of
+from .shapes import corpus_shape
+
+router = Router(tags=["corpora"])
+
+
+@router.get("", response={200: Page, **ERRORS}, auth=READ)
+def list_corpora(request, page: int = Query(1, ge=1, le=MAX_PAGE),
+                 page_size: int = Query(50, ge=1, le=MAX_PAGE_SIZE)):
+    return page_of(Corpus.objects.order_by("name"), page, page_size, corpus_shape)
+
+
+@router.get("/{name}", response={200: dict, **ERRORS}, auth=READ)
+def get_corpus(request, name: str):
+    [corpus] = Corpus.objects.by_names([name])
+    return corpus_shape(corpus)
+
+
+@router.post("", response={201: dict, 200: dict, **ERRORS}, auth=WRITE)
+def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
+                  file: File[UploadedFile] = None):
+    """A UTF-8 text file as a corpus (201); the same bytes as an existing corpus give that
+    corpus (200)."""
+    upload, error = staged_upload(request)
+    if error is not None:
+        raise error
+    if upload is None:
+        raise ValueError("send the corpus as a multipart form with a 'file' field (UTF-8 text)")
+    existing = Corpus.objects.filter(sha256=upload.staged.sha256).exists()
+    corpus = import_staged_corpus(staged=upload.staged, name=name, original_filename=upload.name,
+                                  uploaded_by=request.user, is_evaluation=evaluation)
+    return Status(200 if existing else 201, corpus_shape(corpus))

@@ -1,0 +1,47 @@
+"""One place that turns the workflows' errors into HTTP answers a person can act on:
+``{"detail": "..."}`` with 400, 403, 404, 409 or 413."""
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from ninja import Schema
+
+NOT_FOUND = ("no tokenizer named", "no corpus named", "no training run")
+NOT_FOUND_INSIDE = (" has no version ", " has no alias ", " has no ready version")
+CONFLICT = ("a corpus named",)
+
+
+class Error(Schema):
+    detail: str
+
+
+class Invalid(Schema):
+    """A request that does not fit the schema (422): what is wrong, where."""
+
+    detail: list[dict]
+
+
+class TooLarge(Exception):
+    """A request larger than the API takes (413)."""
+
+
+def status_of(error: Exception) -> int:
+    message = str(error)
+    if isinstance(error, PermissionDenied):
+        return 403
+    if isinstance(error, (Http404,)) or message.startswith(NOT_FOUND) or any(
+            part in message for part in NOT_FOUND_INSIDE):
+        return 404
+    if isinstance(error, TooLarge):
+        return 413
+    if message.startswith(CONFLICT):
+        return 409
+    return 400
+
+
+def install(api) -> None:
+    for kind in (ValueError, PermissionDenied, Http404, TooLarge):
+        api.add_exception_handler(kind, lambda request, error: api.create_response(
+            request, {"detail": str(error) or "not found"}, status=status_of(error)))
+
+
+ERRORS = {400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 413: Error, 422: Invalid}

@@ -1,0 +1,54 @@
+"""``/api/runs``: start a run (every field checked before it is queued), follow it, cancel it;
+and ``/api/compare``."""
+
+from django.shortcuts import get_object_or_404
+from ninja import Query, Router, Schema, Status
+
+from ..models import Corpus, TokenizerVersion, TrainingRun
+from ..services.runs import cancel_training_run, start_training_run
+from .auth import READ, WRITE
+from .errors import ERRORS
+from .shapes import comparison_shape, run_shape
+
+router = Router(tags=["runs"])
+compare_router = Router(tags=["compare"])
+
+
+class RunIn(Schema):
+    tokenizer: str
+    corpora: list[str]
+    vocab_size: int
+    special_tokens: list[str] = []
+    pattern: str = "gpt2"
+    min_frequency: int = 1
+    sweep: list[int] = []
+
+
+@router.post("", response={201: dict, **ERRORS}, auth=WRITE)
+def start_run(request, body: RunIn):
+    run = start_training_run(corpora=body.corpora, tokenizer_name=body.tokenizer,
+                             vocab_size=body.vocab_size, special_tokens=body.special_tokens,
+                             pattern=body.pattern, min_frequency=body.min_frequency,
+                             sweep=body.sweep, created_by=request.user)
+    return Status(201, run_shape(run))
+
+
+def _run(run_id: int) -> TrainingRun:
+    return get_object_or_404(TrainingRun.objects.select_related("tokenizer"), pk=run_id)
+
+
+@router.get("/{run_id}", response={200: dict, **ERRORS}, auth=READ)
+def get_run(request, run_id: int):
+    return run_shape(_run(run_id))
+
+
+@router.post("/{run_id}/cancel", response={200: dict, **ERRORS}, auth=WRITE)
+def cancel_run(request, run_id: int):
+    return run_shape(cancel_training_run(run=_run(run_id)))
+
+
+@compare_router.get("", response={200: dict, **ERRORS}, auth=READ)
+def compare(request, versions: str = Query(..., description="NAME@REF,NAME@REF,..."),
+            corpus: str = Query(..., description="an evaluation corpus")):
+    [found] = Corpus.objects.by_names([corpus])
+    return comparison_shape(TokenizerVersion.objects.resolve_many(versions), found)

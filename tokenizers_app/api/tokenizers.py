@@ -1,0 +1,160 @@
+"""``/api/tokenizers``: tokenizers, versions (by number or alias), downloads, encoding, imports,
+and the staff's alias moves and lifecycle changes."""
+
+from typing import Literal
+
+from django.conf import settings
+from django.http import HttpResponse
+from ninja import File, Form, Query, Router, Schema, Status
+from ninja.files import UploadedFile
+
+from ..bpe.display import token_text
+from ..bpe.formats import FORMATS
+from ..models import Tokenizer, TokenizerVersion
+from ..services.versions import (
+    deprecate_version,
+    import_tokenizer,
+    move_alias,
+    publish_version,
+    render_download,
+)
+from .auth import READ, WRITE
+from .errors import ERRORS, TooLarge
+from .paging import MAX_PAGE, MAX_PAGE_SIZE, Page, page_of
+from .shapes import tokenizer_shape, version_shape
+
+router = Router(tags=["tokenizers"])
+Format = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
+BINARY = {"200": {"description": "the artifact's bytes (a zip for multi-file formats)",
+                  "content": {"application/octet-stream":
+                              {"schema": {"type": "string", "format": "binary"}}}}}
+
+
+def _tokenizers():
+    return Tokenizer.objects.prefetch_related("aliases__version", "versions").order_by("name")
+
+
+def _version(name: str, ref: str) -> TokenizerVersion:
+    return (TokenizerVersion.objects.select_related("tokenizer", "training_run", "created_by")
+            .prefetch_related("aliases").get(pk=TokenizerVersion.objects.resolve(
+                f"{name}@{ref}").pk))
+
+
+@router.get("", response={200: Page, **ERRORS}, auth=READ)
+def list_tokenizers(request, page: int = Query(1, ge=1, le=MAX_PAGE),
+                    page_size: int = Query(50, ge=1, le=MAX_PAGE_SIZE)):
+    return page_of(_tokenizers(), page, page_size, tokenizer_shape)
+
+
+@router.get("/{name}", response={200: dict, **ERRORS}, auth=READ)
+def get_tokenizer(request, name: str):
+    tokenizer = _tokenizers().filter(name=name).first()
+    if tokenizer is None:
+        raise ValueError(f"no tokenizer named {name!r}")
+    return tokenizer_shape(tokenizer)
+
+
+@router.get("/{name}/versions", response={200: Page, **ERRORS}, auth=READ)
+def list_versions(request, name: str, page: int = Query(1, ge=1, le=MAX_PAGE),
+                  page_size: int = Query(50, ge=1, le=MAX_PAGE_SIZE)):
+    if not Tokenizer.objects.filter(name=name).exists():
+        raise ValueError(f"no tokenizer named {name!r}")
+    versions = (TokenizerVersion.objects.ready().filter(tokenizer__name=name)
+                .select_related("tokenizer", "training_run", "created_by")
+                .prefetch_related("aliases").order_by("-number"))
+    return page_of(versions, page, page_size, version_shape)
+
+
+@router.get("/{name}/versions/{ref}", response={200: dict, **ERRORS}, auth=READ)
+def get_version(request, name: str, ref: str):
+    version = _version(name, ref)
+    evaluations = version.evaluations.without_word_tokens().select_related("corpus")
+    return version_shape(version, evaluations.order_by("corpus__name"))
+
+
+@router.get("/{name}/versions/{ref}/download", response=ERRORS, auth=READ,
+            openapi_extra={"responses": BINARY})
+def download(request, name: str, ref: str, format: Format = "hf"):
+    """The artifact's bytes, byte-identical for identical requests; ``ETag`` is their sha256,
+    ``If-None-Match`` with it answers 304."""
+    artifact = render_download(version=_version(name, ref), format=format)
+    etag = f'"{artifact.sha256}"'
+    if request.headers.get("If-None-Match") == etag:
+        return HttpResponse(status=304, headers={"ETag": etag})
+    return HttpResponse(artifact.data, content_type="application/octet-stream", headers={
+        "ETag": etag, "Content-Disposition": f'attachment; filename="{artifact.file_name}"'})
+
+
+class EncodeIn(Schema):
+    text: str
+    allowed_special: list[str] | Literal["all"] = []
+
+
+class EncodeOut(Schema):
+    ids: list[int]
+    tokens: list[str]
+    spans: list[tuple[int, int]]
+
+
+@router.post("/{name}/versions/{ref}/encode", response={200: EncodeOut, **ERRORS}, auth=READ)
+def encode(request, name: str, ref: str, body: EncodeIn):
+    """``ids`` as ``encode(text, allowed_special)`` gives them (special-token text that is not
+    allowed is refused, as tiktoken does), ``tokens`` as readable text, ``spans`` as byte
+    offsets into the UTF-8 text."""
+    if len(body.text) > settings.API_ENCODE_MAX_CHARS:
+        raise TooLarge(f"the text holds {len(body.text)} characters; encode at most "
+                       f"{settings.API_ENCODE_MAX_CHARS} per request (API_ENCODE_MAX_CHARS)")
+    check_text(body.text)
+    tokenizer = _version(name, ref).cached_tokenizer()
+    allowed = body.allowed_special if body.allowed_special == "all" else set(body.allowed_special)
+    ids = tokenizer.encode(body.text, allowed_special=allowed)
+    spans, offset = [], 0
+    for token_id in ids:
+        size = len(tokenizer.vocab[token_id])
+        spans.append((offset, offset + size))
+        offset += size
+    return {"ids": ids, "tokens": [token_text(tokenizer.vocab[i]) for i in ids], "spans": spans}
+
+
+def check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"the text holds a lone surrogate (U+{ord(text[exc.start]):04X}) at "
+                         f"character {exc.start}: it is not valid Unicode text") from None
+
+
+@router.post("/{name}/import", response={201: dict, **ERRORS}, auth=WRITE)
+def import_files(request, name: str, files: list[UploadedFile] = File(...),
+                 format: Form[Format | None] = None):
+    """A new version from tokenizer files in any format the core reads (the format is detected
+    when not given); the same content as an existing version gives that version."""
+    if sum(upload.size for upload in files) > settings.TOKENIZER_IMPORT_MAX_BYTES:
+        raise TooLarge(f"tokenizer files over {settings.TOKENIZER_IMPORT_MAX_BYTES} bytes are "
+                       f"refused (TOKENIZER_IMPORT_MAX_BYTES)")
+    version = import_tokenizer(files={upload.name: upload.read() for upload in files},
+                               tokenizer_name=name, format=format, created_by=request.user,
+                               source_detail=f"imported over HTTP from "
+                                             f"{', '.join(u.name for u in files)}")
+    return Status(201, version_shape(_version(name, str(version.number))))
+
+
+class AliasIn(Schema):
+    version: int
+
+
+@router.put("/{name}/aliases/{alias}", response={200: dict, **ERRORS}, auth=WRITE)
+def put_alias(request, name: str, alias: str, body: AliasIn):
+    """Point an alias at a version (staff only); every move is recorded."""
+    moved = move_alias(version=_version(name, str(body.version)), name=alias, user=request.user)
+    return {"tokenizer": name, "alias": moved.name, "version": moved.version.number}
+
+
+@router.post("/{name}/versions/{ref}/publish", response={200: dict, **ERRORS}, auth=WRITE)
+def publish(request, name: str, ref: str):
+    return version_shape(publish_version(version=_version(name, ref), user=request.user))
+
+
+@router.post("/{name}/versions/{ref}/deprecate", response={200: dict, **ERRORS}, auth=WRITE)
+def deprecate(request, name: str, ref: str):
+    return version_shape(deprecate_version(version=_version(name, ref), user=request.user))
