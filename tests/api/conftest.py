@@ -19,3 +19,11 @@ def registry(db, settings, tmp_path):
 
 def bearer(key: str) -> dict:
     return {"HTTP_AUTHORIZATION": f"Bearer {key}"}
+
+
+@pytest.fixture
+def client():
+    """A client that is held to CSRF checks as a browser is (Django's test client skips them)."""
+    from django.test import Client
+
+    return Client(enforce_csrf_checks=True)

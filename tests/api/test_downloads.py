@@ -2,6 +2,7 @@
 downloads are byte-identical, carry their sha256 as ETag, and answer 304 when unchanged."""
 
 import base64
+import gzip
 import hashlib
 import io
 import json
@@ -23,8 +24,8 @@ URL = "/api/tokenizers/prose-bpe/versions/2"
 
 def fetch(client, format: str) -> tuple[dict[str, bytes], bytes]:
     response = client.get(f"{URL}/download", {"format": format})
-    assert response.status_code == 200, response.content[:500]
-    data = response.content
+    assert response.status_code == 200, response.getvalue()[:500]
+    data = response.getvalue()
     if response["Content-Disposition"].endswith('.zip"'):
         archive = zipfile.ZipFile(io.BytesIO(data))
         return {name.split("/")[-1]: archive.read(name) for name in archive.namelist()}, data
@@ -34,7 +35,7 @@ def fetch(client, format: str) -> tuple[dict[str, bytes], bytes]:
 def our_ids(client, text: str) -> list[int]:
     response = client.post(f"{URL}/encode", json.dumps({"text": text}),
                            content_type="application/json")
-    assert response.status_code == 200, response.content
+    assert response.status_code == 200, response.getvalue()
     return response.json()["ids"]
 
 
@@ -102,12 +103,13 @@ def test_downloads_are_byte_identical_with_their_sha256_as_etag_and_304(client, 
                                                                         format):
     first = client.get(f"{URL}/download", {"format": format})
     again = client.get(f"{URL}/download", {"format": format})
-    assert first.content == again.content
-    assert first["ETag"] == f'"{hashlib.sha256(first.content).hexdigest()}"' == again["ETag"]
+    data = first.getvalue()
+    assert data and data == again.getvalue()
+    assert first["ETag"] == f'"{hashlib.sha256(data).hexdigest()}"' == again["ETag"]
     assert first["Content-Disposition"].startswith("attachment; filename=")
     unchanged = client.get(f"{URL}/download", {"format": format},
                            HTTP_IF_NONE_MATCH=first["ETag"])
-    assert unchanged.status_code == 304 and unchanged.content == b""
+    assert unchanged.status_code == 304 and unchanged.getvalue() == b""
 
 
 def test_encode_answers_tokens_and_spans_and_refuses_what_tiktoken_refuses(client, registry,
@@ -129,3 +131,19 @@ def test_encode_answers_tokens_and_spans_and_refuses_what_tiktoken_refuses(clien
     capped = client.post(f"{URL}/encode", json.dumps({"text": "a" * 1001}),
                          content_type="application/json")
     assert capped.status_code == 413 and "API_ENCODE_MAX_CHARS" in capped.json()["detail"]
+
+
+def test_a_client_that_accepts_gzip_gets_the_same_bytes_gzipped_with_a_weak_etag(client,
+                                                                                  registry):
+    plain = client.get(f"{URL}/download", {"format": "hf"})
+    data = plain.getvalue()
+    packed = client.get(f"{URL}/download", {"format": "hf"}, HTTP_ACCEPT_ENCODING="gzip, br")
+    assert packed["Content-Encoding"] == "gzip" and "Accept-Encoding" in packed["Vary"]
+    body = packed.getvalue()
+    assert gzip.decompress(body) == data and len(body) < len(data) / 2
+    assert packed["ETag"] == f'W/"{hashlib.sha256(data).hexdigest()}"'
+    assert client.get(f"{URL}/download", {"format": "hf"},
+                      HTTP_ACCEPT_ENCODING="gzip;q=0").getvalue() == data
+    for etag in (plain["ETag"], packed["ETag"]):
+        assert client.get(f"{URL}/download", {"format": "hf"}, HTTP_ACCEPT_ENCODING="gzip",
+                          HTTP_IF_NONE_MATCH=etag).status_code == 304

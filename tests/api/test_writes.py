@@ -31,6 +31,20 @@ def test_anonymous_writes_get_401(client, registry):
     assert not Corpus.objects.filter(name="anon").exists()
 
 
+def test_a_session_writes_with_its_csrf_token_and_callers_without_cookies_need_none(
+        client, registry):
+    encode = "/api/tokenizers/prose-bpe/versions/1/encode"
+    assert post_json(client, encode, {"text": "Hello"}).status_code == 200  # no cookie, no CSRF
+    client.force_login(registry["member"])
+    refused = upload(client, b"text from a session\n", "by-session")
+    assert refused.status_code == 403 and "CSRF" in refused.json()["detail"]
+    assert not Corpus.objects.filter(name="by-session").exists()
+    client.get("/corpora/upload/")  # the page sets the CSRF cookie, as in a browser
+    token = client.cookies["csrftoken"].value
+    done = upload(client, b"text from a session\n", "by-session", HTTP_X_CSRFTOKEN=token)
+    assert done.status_code == 201 and done.json()["name"] == "by-session"
+
+
 def test_a_revoked_key_gets_401_and_a_used_key_notes_when(client, registry):
     assert client.get("/api/tokenizers", **bearer(registry["revoked_key"])).status_code == 200
     assert upload(client, b"text\n", "x", **bearer(registry["revoked_key"])).status_code == 401
@@ -76,6 +90,13 @@ def test_runs_start_checked_and_can_be_followed_and_cancelled(client, registry):
     unknown = post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["nope"],
                                               "vocab_size": 300}, **key)
     assert unknown.status_code == 404
+    runs_before = TrainingRun.objects.count()
+    for pattern, reason in [(r"(\w|\w)+$|[\s\S]", "backtracks without end"),
+                            (r"\w+", "is not lossless on corpus 'prose'")]:
+        refused = post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["prose"],
+                                                  "vocab_size": 300, "pattern": pattern}, **key)
+        assert refused.status_code == 400 and reason in refused.json()["detail"]
+    assert TrainingRun.objects.count() == runs_before
     run = post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["prose"],
                                           "vocab_size": 300, "sweep": [280]}, **key).json()
     assert run["status"] == "queued" and run["sweep"] == [280]

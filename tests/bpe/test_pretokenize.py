@@ -134,3 +134,13 @@ def test_text_above_the_bmp_goes_to_regex():
     assert pretokenizer._matcher("a 🙂 b") is pretokenizer.regex
     assert pretokenizer._matcher("a é b") is bmp_regex("gpt2")
     assert pretokenizer.split("x𝐀𝐁y 🙂!") == ["x𝐀𝐁y", " 🙂!"]  # math letters are letters
+
+
+def test_check_sample_refuses_a_pattern_that_backtracks_without_end_or_skips_text():
+    text = "a" * 40 + "b and some ordinary words\n" * 10
+    with pytest.raises(ValueError, match="took over 0.2 s to split the first .* of corpus 'c'"):
+        PreTokenizer(r"(a|a)+$|[\s\S]").check_sample(text, "corpus 'c'", seconds=0.2)
+    with pytest.raises(ValueError, match=r"not lossless on corpus 'c': .* offset 1: ' and"):
+        PreTokenizer(r"\w+").check_sample("a and b", "corpus 'c'")
+    PreTokenizer(r"\w+|\s+|[^\w\s]+").check_sample(text, "corpus 'c'")
+    PreTokenizer("gpt2").check_sample(text, "corpus 'c'")  # named patterns pass at once

@@ -120,11 +120,22 @@ def test_train_wait_follows_the_run_to_its_version(worker):
 
 
 def test_train_wait_fails_with_the_run_error(worker):
-    import_text(sample_text(30_000), "prose")
+    # lossless on the sample checked at start (the first 64 KB), not on the rest
+    import_text("plain words " * 6_000 + "then a comma, here\n", "late-comma")
 
     with pytest.raises(CommandError, match=r"run \d+ failed: .*is not lossless"):
+        run_command("train", "--corpus", "late-comma", "--tokenizer", "t", "--vocab-size", "500",
+                    "--pattern", r"[a-z ]+|\n", "--wait")
+
+
+@pytest.mark.django_db
+def test_train_refuses_a_pattern_that_fails_on_a_sample_of_the_corpus():
+    import_text(sample_text(30_000), "prose")
+
+    with pytest.raises(CommandError, match="is not lossless on corpus 'prose'"):
         run_command("train", "--corpus", "prose", "--tokenizer", "t", "--vocab-size", "500",
-                    "--pattern", r"\w+", "--wait")
+                    "--pattern", r"\w+")
+    assert not TrainingRun.objects.exists()
 
 
 def test_progress_lines_name_the_stage_and_its_progress():

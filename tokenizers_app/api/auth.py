@@ -4,7 +4,7 @@
 ``is_staff`` in the workflow (403)."""
 
 from django.conf import settings
-from ninja.security import HttpBearer, django_auth
+from ninja.security import APIKeyCookie, HttpBearer
 
 from ..models import ApiKey
 
@@ -17,6 +17,21 @@ class ApiKeyAuth(HttpBearer):
         return user
 
 
+class SessionAuth(APIKeyCookie):
+    """A signed-in session; its CSRF token is checked (403 without it) only when the request
+    carries a session cookie, so callers without one (curl, scripts) are never asked for it."""
+
+    param_name = settings.SESSION_COOKIE_NAME
+
+    def _get_key(self, request):
+        if self.param_name not in request.COOKIES:
+            return None
+        return super()._get_key(request)
+
+    def authenticate(self, request, key):
+        return request.user if request.user.is_authenticated else None
+
+
 class AnonymousReads:
     """Lets anyone read while ``API_ANONYMOUS_READS`` is on (checked on each request)."""
 
@@ -24,5 +39,5 @@ class AnonymousReads:
         return "anonymous" if settings.API_ANONYMOUS_READS else None
 
 
-WRITE = [ApiKeyAuth(), django_auth]
-READ = [ApiKeyAuth(), django_auth, AnonymousReads()]
+WRITE = [ApiKeyAuth(), SessionAuth()]
+READ = [ApiKeyAuth(), SessionAuth(), AnonymousReads()]

@@ -4,7 +4,6 @@ and the staff's alias moves and lifecycle changes."""
 from typing import Literal
 
 from django.conf import settings
-from django.http import HttpResponse
 from ninja import File, Form, Query, Router, Schema, Status
 from ninja.files import UploadedFile
 
@@ -18,6 +17,7 @@ from ..services.versions import (
     publish_version,
     render_download,
 )
+from ..views.versions import artifact_response
 from .auth import READ, WRITE
 from .errors import ERRORS, TooLarge
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, Page, page_of
@@ -36,8 +36,7 @@ def _tokenizers():
 
 def _version(name: str, ref: str) -> TokenizerVersion:
     return (TokenizerVersion.objects.select_related("tokenizer", "training_run", "created_by")
-            .prefetch_related("aliases").get(pk=TokenizerVersion.objects.resolve(
-                f"{name}@{ref}").pk))
+            .prefetch_related("aliases").resolve(f"{name}@{ref}"))
 
 
 @router.get("", response={200: Page, **ERRORS}, auth=READ)
@@ -77,12 +76,8 @@ def get_version(request, name: str, ref: str):
 def download(request, name: str, ref: str, format: Format = "hf"):
     """The artifact's bytes, byte-identical for identical requests; ``ETag`` is their sha256,
     ``If-None-Match`` with it answers 304."""
-    artifact = render_download(version=_version(name, ref), format=format)
-    etag = f'"{artifact.sha256}"'
-    if request.headers.get("If-None-Match") == etag:
-        return HttpResponse(status=304, headers={"ETag": etag})
-    return HttpResponse(artifact.data, content_type="application/octet-stream", headers={
-        "ETag": etag, "Content-Disposition": f'attachment; filename="{artifact.file_name}"'})
+    version = TokenizerVersion.objects.select_related("tokenizer").resolve(f"{name}@{ref}")
+    return artifact_response(request, render_download(version=version, format=format))
 
 
 class EncodeIn(Schema):

@@ -128,12 +128,32 @@ class PreTokenizer:
             raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
         yield pretokens
 
-    def _gap(self, text: str) -> str:
+    def check_sample(self, text: str, where: str, seconds: float = 2.0) -> None:
+        """Raise ValueError, naming ``where``, when a custom pattern takes over ``seconds`` to
+        split ``text`` (catastrophic backtracking) or is not lossless on it. Named patterns are
+        known to be fast and lossless; they pass at once."""
+        if not self.checked or not text:
+            return
+        try:
+            gap = self._gap(text, seconds)
+        except TimeoutError:
+            raise ValueError(
+                f"pattern {self.pattern!r} took over {seconds:g} s to split the first "
+                f"{len(text.encode())} bytes of {where}: it backtracks without end on this "
+                f"text; simplify it (no nested or overlapping repetitions such as (a|a)+)"
+            ) from None
+        if gap:
+            raise ValueError(f"pattern {self.pattern!r} is not lossless on {where}: {gap}")
+
+    def _gap(self, text: str, timeout: float | None = None) -> str:
+        """Where the pattern's matches first skip text ('' when they cover it all)."""
         end = 0
-        for match in self.regex.finditer(text):
+        for match in self.regex.finditer(text, timeout=timeout):
             if match.start() != end:
                 break
             end = match.end()
+        if end == len(text):
+            return ""
         return f"its matches skip the text at character offset {end}: {text[end:end + 20]!r}"
 
     @property

@@ -19,7 +19,6 @@ from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.canonical import vocab_kinds
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
 
-from .aliases import Alias
 from .contents import MergeRule, VocabEntry
 from .rows import bulk_insert, fetch_rows, q
 from .runs import Algorithm, TrainingRun
@@ -61,22 +60,26 @@ class VersionQuerySet(models.QuerySet):
         """``resolve("web-en@3")``, ``resolve("web-en@production")``; ``resolve("web-en")`` is the
         latest ready version. A ref that names nothing raises ValueError."""
         name, _, version_ref = str(ref).partition("@")
+        if not version_ref:
+            found = self.filter(tokenizer__name=name).ready().order_by("-number").first()
+        elif version_ref.isdigit():
+            found = self.filter(tokenizer__name=name, number=int(version_ref)).ready().first()
+        else:
+            found = self.filter(tokenizer__name=name, aliases__name=version_ref).first()
+        return found or self._not_found(name, version_ref)
+
+    def _not_found(self, name: str, version_ref: str):
+        """Raise ValueError saying why ``name@version_ref`` names no version."""
         tokenizer = Tokenizer.objects.filter(name=name).first()
         if tokenizer is None:
             raise ValueError(f"no tokenizer named {name!r}")
         versions = self.filter(tokenizer=tokenizer).ready()
         if not version_ref:
-            found = versions.order_by("-number").first()
-            if found is None:
-                raise ValueError(f"tokenizer {name!r} has no ready version yet")
-            return found
+            raise ValueError(f"tokenizer {name!r} has no ready version yet")
         if version_ref.isdigit():
             return self._by_number(versions, name, int(version_ref))
-        alias = Alias.objects.filter(tokenizer=tokenizer, name=version_ref).first()
-        if alias is None:
-            known = ", ".join(tokenizer.aliases.values_list("name", flat=True)) or "none"
-            raise ValueError(f"tokenizer {name!r} has no alias {version_ref!r} (aliases: {known})")
-        return alias.version
+        known = ", ".join(tokenizer.aliases.values_list("name", flat=True)) or "none"
+        raise ValueError(f"tokenizer {name!r} has no alias {version_ref!r} (aliases: {known})")
 
     def resolve_many(self, refs, most: int = 8) -> list[TokenizerVersion]:
         """``resolve_many("web@1,web@production")``: the versions of a comma-separated list (or a

@@ -36,6 +36,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
                                        special_tokens=special_tokens, pattern=pattern,
                                        min_frequency=min_frequency, sweep=sweep)
     corpora = resolve_corpora(corpora)
+    check_pattern_on_samples(params["pattern"], corpora)
     with transaction.atomic():
         tokenizer, _ = Tokenizer.objects.get_or_create(name=params.pop("tokenizer_name"))
         run = TrainingRun.objects.create(tokenizer=tokenizer, created_by=created_by,
@@ -70,6 +71,21 @@ def resolve_corpora(corpora) -> list[Corpus]:
         raise ValueError("choose at least one corpus to train on")
     names = [c.name if isinstance(c, Corpus) else c for c in corpora]
     return Corpus.objects.by_names(names)
+
+
+PATTERN_SAMPLE_BYTES = 64 * 1024
+
+
+def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
+    """Try a custom pattern on the first 64 KB of each corpus before the run is queued, so a
+    pattern that backtracks without end or skips text fails here, in words, not in a worker."""
+    pretokenizer = PreTokenizer(pattern)
+    if not pretokenizer.checked:
+        return
+    for corpus in corpora:
+        with corpus.file.open("rb") as stream:
+            sample = stream.read(PATTERN_SAMPLE_BYTES).decode("utf-8", "ignore")
+        pretokenizer.check_sample(sample, f"corpus {corpus.name!r}")
 
 
 def cancel_training_run(*, run: TrainingRun) -> TrainingRun:

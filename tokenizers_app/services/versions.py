@@ -4,9 +4,13 @@ versions and move aliases; downloads are rendered once per digest."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import os
 import shutil
 import tempfile
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,16 +182,51 @@ def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[st
 
 @dataclass(frozen=True)
 class Download:
-    """A version's files in one format as one download."""
+    """A version's files in one format as one file on disk (served with sendfile), and the same
+    bytes gzipped beside it (``gzip_path``) for clients that accept that encoding."""
 
     file_name: str
-    data: bytes
+    path: Path
     sha256: str
+
+    @property
+    def gzip_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".gz")
+
+
+_DOWNLOADS: OrderedDict[tuple[str, str, str], Download] = OrderedDict()
+_DOWNLOADS_LOCK = threading.Lock()
+KEPT_DOWNLOADS = 256  # per process, the least recently served forgotten first
 
 
 def render_download(*, version: TokenizerVersion, format: str) -> Download:
     """The version in ``format`` as one file (a zip for multi-file formats), byte-identical for
-    identical versions: rendered once per digest and format, then read from the cache."""
+    identical versions: rendered once per digest and format into ``MEDIA_ROOT/exports``; this
+    process then remembers its path and sha256, so serving it again reads no rows."""
+    key = (version.digest, format, version.tokenizer.name)
+    with _DOWNLOADS_LOCK:
+        if key in _DOWNLOADS and _DOWNLOADS[key].path.is_file():
+            _DOWNLOADS.move_to_end(key)
+            return _DOWNLOADS[key]
     files = render_tokenizer_files(version=version, format=format)
     file_name, data = download_file(files, version.tokenizer.name, format)
-    return Download(file_name, data, hashlib.sha256(data).hexdigest())
+    folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / format / "download"
+    path = folder / f"{version.tokenizer.name}-{file_name}"
+    artifact = Download(file_name, path, hashlib.sha256(data).hexdigest())
+    if not (path.is_file() and artifact.gzip_path.is_file()):
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_whole(artifact.gzip_path, gzip.compress(data, 9, mtime=0))  # the same bytes each time
+        _write_whole(path, data)
+    with _DOWNLOADS_LOCK:
+        _DOWNLOADS[key] = artifact
+        while len(_DOWNLOADS) > KEPT_DOWNLOADS:
+            _DOWNLOADS.popitem(last=False)
+    return artifact
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all (the same bytes if two processes race)."""
+    fd, staging = tempfile.mkstemp(dir=path.parent, suffix=".part")
+    with os.fdopen(fd, "wb") as stream:
+        stream.write(data)
+    os.replace(staging, path)

@@ -5,12 +5,13 @@ run inside a transaction that never commits, so ``delay_on_commit`` sends nothin
 needs to see what would be enqueued it captures the on-commit callbacks.
 """
 
+import re
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from tests.registry.helpers import train
+from tests.registry.helpers import import_text, train
 from tokenizers_app.bpe import train_bpe
 from tokenizers_app.models import (
     MergeRule,
@@ -143,12 +144,25 @@ def test_register_sweep_adds_prefix_versions_of_a_trained_version(corpus):
     assert smaller[0].load_tokenizer().merges == version.load_tokenizer().merges[:44]
 
 
-def test_a_run_that_fails_records_an_actionable_error_and_no_version(corpus):
-    run = train(corpus, pattern=r"\w+")  # a custom pattern that drops the spaces
+def test_a_run_that_fails_records_an_actionable_error_and_no_version():
+    # lossless on the sample checked at start (the first 64 KB), not on the rest
+    late = import_text("plain words " * 6_000 + "then a comma, here\n", "late-comma")
+    run = train(late, pattern=r"[a-z ]+|\n")
 
     assert run.status == Status.FAILED
-    assert "is not lossless" in run.error
+    assert "is not lossless" in run.error and "', here" in run.error
     assert not TokenizerVersion.objects.exists() and not MergeRule.objects.exists()
+
+
+@pytest.mark.parametrize("pattern, reason", [
+    (r"\w+", "is not lossless on corpus 'prose': its matches skip the text at character offset"),
+    (r"(\w|\w)+$|[\s\S]", "took over 2 s to split the first 20030 bytes of corpus 'prose'"),
+])
+def test_a_pattern_is_tried_on_a_sample_of_each_corpus_before_the_run_is_queued(
+        corpus, pattern, reason):
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=400, pattern=pattern)
+    assert not TrainingRun.objects.exists() and not Tokenizer.objects.exists()
 
 
 def test_a_cancel_noticed_during_training_leaves_the_run_cancelled_without_version(corpus):
