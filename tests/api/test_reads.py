@@ -3,6 +3,7 @@ runs, comparisons; lists in pages."""
 
 import pytest
 
+from tests.api.conftest import bearer
 from tokenizers_app.models import Evaluation
 
 pytestmark = pytest.mark.django_db
@@ -64,8 +65,19 @@ def test_corpora_runs_and_comparisons(client, registry):
 
 
 def test_reads_can_require_a_key(client, registry, settings):
-    from tests.api.conftest import bearer
 
     settings.API_ANONYMOUS_READS = False
     assert client.get("/api/tokenizers").status_code == 401
     assert client.get("/api/tokenizers", **bearer(registry["member_key"])).status_code == 200
+
+
+def test_a_nul_byte_in_the_address_or_a_name_is_refused_not_a_server_error(client, registry):
+    for url in ("/api/compare?versions=prose-bpe%00@1&corpus=held-out", "/api/tokenizers/a%00b",
+                "/compare/?versions=prose-bpe%00@1&corpus=held-out"):
+        response = client.get(url)
+        assert response.status_code == 400 and b"NUL byte" in response.content, url
+    refused = client.post("/api/runs", {"tokenizer": "t", "corpora": ["pro\x00se"],
+                                        "vocab_size": 300}, content_type="application/json",
+                          **bearer(registry["member_key"]))
+    # SQLite looks the name up and finds nothing (404); Postgres cannot compare it (400)
+    assert refused.status_code in (400, 404) and "detail" in refused.json()

@@ -4,6 +4,7 @@ import io
 import pydoc_data.topics
 import time
 from pathlib import Path
+from unittest import mock
 
 from tokenizers_app.models import TrainingRun
 from tokenizers_app.services.corpora import import_corpus
@@ -75,12 +76,16 @@ def build_registry_data(settings, tmp_path) -> dict:
 
     django_user_model = get_user_model()
     settings.MEDIA_ROOT = str(tmp_path / "media")
-    corpus = import_text(sample_text(30_000), "prose")
-    held_out = import_text(sample_text(8_000, offset=200_000), "held-out", is_evaluation=True)
-    small = train(corpus, "prose-bpe", vocab_size=300, special_tokens=["<|endoftext|>"])
-    large = train(corpus, "prose-bpe", vocab_size=600, special_tokens=["<|endoftext|>"])
-    for evaluation in Evaluation.objects.all():
-        run_evaluation(evaluation_id=evaluation.pk)
+    # Nothing is sent to the broker: in a test that commits (live_server), a worker left running
+    # by another test would otherwise race this process for the runs and evaluations.
+    with mock.patch("celery.contrib.django.task.DjangoTask.delay_on_commit"):
+        corpus = import_text(sample_text(30_000), "prose")
+        held_out = import_text(sample_text(8_000, offset=200_000), "held-out",
+                               is_evaluation=True)
+        small = train(corpus, "prose-bpe", vocab_size=300, special_tokens=["<|endoftext|>"])
+        large = train(corpus, "prose-bpe", vocab_size=600, special_tokens=["<|endoftext|>"])
+        for evaluation in Evaluation.objects.all():
+            run_evaluation(evaluation_id=evaluation.pk)
     return {"corpus": corpus, "held_out": held_out, "small": small.versions.get(),
             "large": large.versions.get(), "runs": [small, large],
             "member": django_user_model.objects.create_user("member", password="pw-member-1"),

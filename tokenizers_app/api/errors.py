@@ -2,6 +2,7 @@
 ``{"detail": "..."}`` with 400, 403, 404, 409 or 413."""
 
 from django.core.exceptions import PermissionDenied
+from django.db import DataError
 from django.http import Http404
 from ninja import Schema
 
@@ -42,6 +43,9 @@ def install(api) -> None:
     for kind in (ValueError, PermissionDenied, Http404, TooLarge):
         api.add_exception_handler(kind, lambda request, error: api.create_response(
             request, {"detail": str(error) or "not found"}, status=status_of(error)))
+    api.add_exception_handler(DataError, lambda request, error: api.create_response(
+        request, {"detail": "the request holds text the database cannot store or compare "
+                            "(a NUL byte, say): no name or value here contains it"}, status=400))
 
 
 ERRORS = {400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 413: Error, 422: Invalid}

@@ -1,0 +1,19 @@
+"""Requests refused before any view runs: a NUL byte in the address (no name in the registry
+holds one, and Postgres cannot even compare text that does) is a 400 with the reason."""
+
+from urllib.parse import unquote
+
+from django.http import HttpResponseBadRequest, JsonResponse
+
+
+class RefuseNulBytesMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path or "\x00" in unquote(request.META.get("QUERY_STRING", "")):
+            message = "the address holds a NUL byte (%00), which no name or value here contains"
+            if request.path.startswith("/api/"):
+                return JsonResponse({"detail": message}, status=400)
+            return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
