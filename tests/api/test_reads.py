@@ -65,7 +65,6 @@ def test_corpora_runs_and_comparisons(client, registry):
 
 
 def test_reads_can_require_a_key(client, registry, settings):
-
     settings.API_ANONYMOUS_READS = False
     assert client.get("/api/tokenizers").status_code == 401
     assert client.get("/api/tokenizers", **bearer(registry["member_key"])).status_code == 200
