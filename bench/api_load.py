@@ -169,7 +169,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokenizer", help="tokenizer files to serve (default: GPT-2's)")
     parser.add_argument("--merges", type=int, help="serve a synthetic tokenizer of N merges")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
+    parser.add_argument("--workers", type=int, default=3,
+                        help="gunicorn sync workers (3, as the Dockerfile runs it)")
     parser.add_argument("--clients", type=int, default=8, help="concurrent download clients")
     parser.add_argument("--seconds", type=float, default=10.0, help="per download round")
     parser.add_argument("--encodes", type=int, default=200, help="encode requests per round")

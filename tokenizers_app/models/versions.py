@@ -62,10 +62,13 @@ class VersionQuerySet(models.QuerySet):
         name, _, version_ref = str(ref).partition("@")
         if not version_ref:
             found = self.filter(tokenizer__name=name).ready().order_by("-number").first()
-        elif version_ref.isdigit():
-            found = self.filter(tokenizer__name=name, number=int(version_ref)).ready().first()
-        else:
-            found = self.filter(tokenizer__name=name, aliases__name=version_ref).first()
+        else:  # one row at most (unique together): no ORDER BY to build
+            by = {"number": int(version_ref)} if version_ref.isdigit() else {
+                "aliases__name": version_ref}
+            query = self.filter(tokenizer__name=name, **by)
+            if version_ref.isdigit():
+                query = query.ready()
+            found = next(iter(query.order_by()[:1]), None)
         return found or self._not_found(name, version_ref)
 
     def _not_found(self, name: str, version_ref: str):
