@@ -274,3 +274,6 @@ class EvaluationAdmin(StaffAdmin):
     fields = ["version", "corpus", "status", "error", *(f"m_{name}" for name in METRICS),
               "created_at", "started_at", "finished_at"]
     readonly_fields = fields
+
+
+from . import admin_api_keys  # noqa: E402, F401  (registers the API keys' admin)

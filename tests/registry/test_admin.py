@@ -155,3 +155,25 @@ def test_a_corpus_file_is_reached_through_the_access_checked_download(staff_clie
     html = staff_client.get(f"/admin/tokenizers_app/corpus/{corpus.pk}/change/").content.decode()
     assert 'href="/corpora/prose/file"' in html
     assert staff_client.get("/corpora/prose/file").status_code == 200
+
+
+def test_staff_create_an_api_key_seen_once_and_revoke_it(staff_client):
+    from tokenizers_app.models import ApiKey
+
+    owner = User.objects.create_user("ci-bot")
+    response = staff_client.post("/admin/tokenizers_app/apikey/add/",
+                                 {"user": owner.pk, "name": "nightly"}, follow=True)
+    [message] = [str(m) for m in response.context["messages"] if "Copy it now" in str(m)]
+    key = message.split(": ")[1].split()[0]
+    record = ApiKey.objects.get()
+    assert key.startswith("trk_") and record.name == "nightly" and key not in record.hashed
+    assert ApiKey.objects.authenticate(key) == owner
+    assert key not in staff_client.get(f"/admin/tokenizers_app/apikey/{record.pk}/change/"
+                                       ).content.decode()
+    staff_client.post("/admin/tokenizers_app/apikey/",
+                      {"action": "revoke", "_selected_action": [record.pk]})
+    assert ApiKey.objects.authenticate(key) is None and ApiKey.objects.get().revoked_at
+
+
+def test_members_cannot_reach_api_keys_in_the_admin(member_client):
+    assert member_client.get("/admin/tokenizers_app/apikey/add/").status_code == 302
