@@ -74,3 +74,13 @@ def test_cycles_finds_a_circle_of_imports():
 
 def test_no_module_of_the_app_imports_itself_through_others():
     assert cycles(import_graph()) == []
+
+
+def test_every_module_reads_in_a_few_minutes():
+    """No module of the app over 300 lines; a workflow module about 250 at most."""
+    app = REPO / "tokenizers_app"
+    sizes = {path.relative_to(REPO): len(path.read_text().splitlines())
+             for path in app.rglob("*.py") if "migrations" not in path.parts}
+    assert {path: n for path, n in sizes.items() if n > 300} == {}
+    assert {path: n for path, n in sizes.items()
+            if path.parts[1] == "services" and n > 260} == {}
