@@ -9,6 +9,7 @@ from ninja.files import UploadedFile
 
 from ..bpe.display import token_text
 from ..bpe.formats import FORMATS
+from ..downloads import artifact_response
 from ..models import Tokenizer, TokenizerVersion
 from ..services.versions import (
     deprecate_version,
@@ -17,7 +18,6 @@ from ..services.versions import (
     publish_version,
     render_download,
 )
-from ..views.versions import artifact_response
 from .auth import READ, WRITE
 from .errors import ERRORS, TooLarge
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, Page, page_of

@@ -5,12 +5,13 @@ token was built."""
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.db.models.functions import Length
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from ..bpe.formats import FORMATS
 from ..bpe.inspection import merge_tree
 from ..models import MergeRule, Tokenizer, TokenizerVersion, VocabEntry
+from ..downloads import artifact_response
 from ..services.versions import render_download
 from .access import readable
 
@@ -104,34 +105,3 @@ def version_download(request, name, ref, format):
     if format not in FORMATS:
         raise Http404(f"no format {format!r}: choose one of {', '.join(FORMATS)}")
     return artifact_response(request, render_download(version=version, format=format))
-
-
-def artifact_response(request, download) -> HttpResponse:
-    """A download as an attachment, sent from its file (sendfile where the server has it).
-
-    ``ETag`` is the sha256 of the bytes; to a client that accepts gzip the same bytes go gzipped
-    (a quarter of the size for ``tokenizer.json``) with the weak ``W/"sha256"``. ``If-None-Match``
-    holding either answers ``304``."""
-    etag = f'"{download.sha256}"'
-    gzipped = accepts_gzip(request.headers.get("Accept-Encoding", ""))
-    if gzipped:
-        etag = f"W/{etag}"
-    headers = {"ETag": etag, "Vary": "Accept-Encoding"}
-    if f'"{download.sha256}"' in request.headers.get("If-None-Match", ""):
-        return HttpResponse(status=304, headers=headers)
-    path = download.gzip_path if gzipped else download.path
-    response = FileResponse(path.open("rb"), as_attachment=True, filename=download.file_name,
-                            content_type="application/octet-stream", headers=headers)
-    if gzipped:
-        response["Content-Encoding"] = "gzip"
-    return response
-
-
-def accepts_gzip(accept_encoding: str) -> bool:
-    """``accepts_gzip("gzip, deflate, br") -> True``; ``"gzip;q=0"`` refuses it."""
-    for coding in accept_encoding.lower().split(","):
-        name, _, params = coding.strip().partition(";")
-        if name.strip() in ("gzip", "x-gzip"):
-            quality = params.strip().removeprefix("q=").strip()
-            return quality == "" or quality.replace(".", "", 1).isdigit() and float(quality) > 0
-    return False
