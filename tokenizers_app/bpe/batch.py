@@ -17,6 +17,9 @@ share the hash seed). The batch runs in rounds of at most ``ROUND_CHARS`` charac
 
 Messages go through worker 0, which forwards them as bytes, without unpickling them. A worker
 that fails sends its exception in place of its next message, and worker 0 raises it.
+
+Its plain twin: ``Tokenizer.encode`` of each text, which ``tests/bpe/test_batch.py`` compares
+it with (cold caches, several rounds, an overflowing cache).
 """
 
 from __future__ import annotations
@@ -150,7 +153,8 @@ def _round(job: tuple, index: int, start: int, end: int, exchange) -> list:
 
 
 def deal(pretokens, workers: int) -> list[list[str]]:
-    """``pretokens`` dealt to ``workers`` by hash: ``deal(pretokens, n)[j]`` belongs to worker ``j``."""
+    """``pretokens`` dealt to ``workers`` by hash: ``deal(pretokens, n)[j]`` belongs to worker
+    ``j``."""
     dealt: list[list[str]] = [[] for _ in range(workers)]
     for pretoken in pretokens:
         dealt[hash(pretoken) % workers].append(pretoken)

@@ -2,11 +2,14 @@
 
 Words are spelled as in ``char_tokenizer`` (``"low" -> ["l", "o", "w</w>"]``). The alphabet is the
 symbols seen in training; merges never cross words; the merge loop is byte-level BPE's
-(``training_loop.learn_merges``), whose tie-break (``training_loop.tie_break_key``) compares the symbols'
-UTF-8 bytes.
+(``training_loop.learn_merges``), whose tie-break (``training_loop.tie_break_key``) compares the
+symbols' UTF-8 bytes.
 
 Token ids: special tokens first (in list order, ``<unk>`` among them), then the alphabet sorted
 by UTF-8 bytes, then one id per merge in the order learned.
+
+Its plain twin, which the tests compare it with: ``reference_train_char`` in
+``tests/bpe/reference.py``.
 """
 
 from __future__ import annotations

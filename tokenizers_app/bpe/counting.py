@@ -4,6 +4,10 @@ A file is split into byte ranges whose boundaries are *safe cuts* (see ``pretoke
 right after a special token, or (patterns gpt2/gpt4) after a lone newline between two non-space
 characters. Each range then pre-tokenizes independently, so the summed counts equal the counts
 of the whole file. ``plan_ranges`` and ``count_range`` are also what the registry's fan-out uses.
+
+Its plain twin: one pass over the whole file; ``tests/bpe/test_counting.py`` compares the summed
+ranges with it, and the training tests compare the whole path with ``reference_train`` in
+``tests/bpe/reference.py``.
 """
 
 from __future__ import annotations

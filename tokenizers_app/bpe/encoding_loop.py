@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 NO_RANK = 1 << 62
 SHIFT = 32
-LONG_PRETOKEN = 32  # pre-tokens longer than this (in bytes) are merged with a heap (faster from ~28)
+LONG_PRETOKEN = 32  # pre-tokens over this many bytes are merged with a heap (faster from ~28)
 
 
 class MergeTable:

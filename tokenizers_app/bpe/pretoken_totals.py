@@ -6,6 +6,9 @@ occurs. Only whitespace-separated words that span pre-tokens (GPT-2 cuts ``"don'
 "'t"``) depend on neighbours: such a word is split. The places where two pre-tokens meet inside a
 word (*joins*) are counted with big-integer bit operations over one byte per pre-token, its
 ``junction_code``.
+
+Its plain twin: ``reference_evaluate`` in ``tests/bpe/reference.py`` (encode each line, count),
+compared through ``evaluation.evaluate`` in ``tests/bpe/test_evaluation.py``.
 """
 
 from __future__ import annotations
@@ -120,8 +123,8 @@ def pretoken_facts(pretoken: str, ids: tuple[int, ...], vocab: dict[int, bytes],
         split = [ends[bisect_right(ends, start)] < end for start, end in words]
     else:
         split = [False] * len(words)
-    return PreTokenFacts(ids, len(words), split.count(False), multibyte, cut, not pretoken.isspace(),
-                         covered, junction_code(words, split, len(data)))
+    return PreTokenFacts(ids, len(words), split.count(False), multibyte, cut,
+                         not pretoken.isspace(), covered, junction_code(words, split, len(data)))
 
 
 class PreTokenTotals(Totals):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 
 def token_groups(tokenizer, text: str) -> list[dict]:
-    """``{"ids": [...], "tokens": [bytes, ...], "text": str, "bytes": bytes}`` per group, in order, from the
-    tokenizer's ``token_spans`` (so baselines work too). With byte tokens, ``"a€"`` gives
+    """``{"ids": [...], "tokens": [bytes, ...], "text": str, "bytes": bytes}`` per group, in order,
+    from the tokenizer's ``token_spans`` (so baselines work too). With byte tokens, ``"a€"`` gives
     ``[{"ids": [97], "tokens": [b"a"], "text": "a", ...}, {"ids": [226, 130, 172], "tokens":
     [b"\\xe2", b"\\x82", b"\\xac"], "text": "€", ...}]``."""
     data = text.encode()

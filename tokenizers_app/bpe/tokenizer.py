@@ -2,6 +2,9 @@
 
 Within each pre-token the merge of lowest rank present is applied until none applies, which gives
 the ids of GPT-2, tiktoken and Hugging Face ``tokenizers`` for the same vocab and merges.
+
+Its plain twin: ``reference_encode`` in ``tests/bpe/reference.py`` (and the peers, tiktoken and
+Hugging Face ``tokenizers``, on GPT-2's files).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The totals behind ``evaluation.evaluate``: C-level work per line, the rest once per distinct item.
+"""The totals behind ``evaluation.evaluate``: C-level work per line, the rest once per distinct
+item.
 
 ``Totals`` encodes the lines (timed) and keeps the totals; a subclass counts distinct items and
 turns each one's facts, times its count, into totals at the end:
