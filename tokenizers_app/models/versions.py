@@ -59,7 +59,10 @@ class VersionQuerySet(models.QuerySet):
     def resolve(self, ref: str) -> TokenizerVersion:
         """``resolve("web-en@3")``, ``resolve("web-en@production")``; ``resolve("web-en")`` is the
         latest ready version. A ref that names nothing raises ValueError."""
-        name, _, version_ref = str(ref).partition("@")
+        name, at, version_ref = str(ref).partition("@")
+        if at and not version_ref:
+            raise ValueError(f"{ref!r} names no version: write a number or an alias after the "
+                             f"@ ({name}@1, {name}@production), or the name alone for the latest")
         if not version_ref:
             found = self.filter(tokenizer__name=name).ready().order_by("-number").first()
         else:  # one row at most (unique together): no ORDER BY to build

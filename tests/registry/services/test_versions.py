@@ -135,6 +135,8 @@ def test_refs_resolve_by_number_alias_or_latest_and_explain_misses(corpus, staff
         resolve("prose-bpe@prod")
     with pytest.raises(ValueError, match="no tokenizer named 'nope'"):
         resolve("nope@1")
+    with pytest.raises(ValueError, match="'prose-bpe@' names no version: write a number or an"):
+        resolve("prose-bpe@")  # not silently the latest
 
 
 def test_a_list_of_refs_resolves_in_order_and_explains_what_is_wrong(corpus, staff):
