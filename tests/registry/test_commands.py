@@ -240,9 +240,11 @@ def test_start_serves_the_app_and_trains_the_demo_with_its_own_worker(tmp_path):
                         "CELERY_BROKER_DIR", "CELERY_TASK_DEFAULT_QUEUE")}
     env["REGISTRY_VAR_DIR"] = str(tmp_path / "var")
     log = open(tmp_path / "start.log", "wb")
+    # launched as a shell launches `cmd &`: with SIGINT ignored, which start must undo
     process = subprocess.Popen([sys.executable, "manage.py", "start", f"127.0.0.1:{port}"],
                                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+                               start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         def index():
             try:
@@ -256,7 +258,12 @@ def test_start_serves_the_app_and_trains_the_demo_with_its_own_worker(tmp_path):
         assert health == {"status": "ok", "database": "sqlite"}
     finally:
         process.send_signal(signal.SIGINT)
-        process.wait(timeout=60)
+        try:
+            process.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)  # leave no process behind
+            process.wait()
+            pytest.fail("manage.py start did not stop within 40 s of SIGINT")
     log_text = (tmp_path / "start.log").read_text(errors="replace")
     assert "demo corpus 'demo-docs'" in log_text
     assert "celery -A registry worker" in log_text

@@ -41,6 +41,9 @@ class Command(BaseCommand):
         if not no_demo and not Corpus.objects.exists():
             self.load_demo()
         worker = None if no_worker else self.start_worker(concurrency)
+        # Ctrl-C and SIGTERM stop the server and then the worker, even when this process was
+        # started in the background with SIGINT ignored (a shell does that to `cmd &`)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         try:
             self.stdout.write(f"open http://{addrport}/ (admin: /admin/, create a login with "
