@@ -82,7 +82,17 @@ def test_a_token_no_merge_makes_cannot_be_exported():
     (b"minbpe v1\n\n0\n97 300\n", "line 4: merge \\(97, 300\\) uses an id not made yet"),
     (b"minbpe v1\n\n0\n97\n", "expected 'id1 id2'"),
     (b"minbpe v1\n\n1\n<s> 97\n", "id 97 is taken"),
+    (b"minbpe v1\n\n0\n104 105\n256 3", "cut short: its last line \\('256 3'\\) has no line end"),
 ])
 def test_bad_model_files_raise_value_error_naming_the_problem(data, message):
     with pytest.raises(ValueError, match=message):
         loads(data)
+
+
+def test_a_model_cut_anywhere_is_refused_never_read_with_a_wrong_last_merge():
+    data = dumps_tokenizer(trained("gpt2", False), "minbpe")
+    [model] = data.values()
+    for size in range(len(model) - 40, len(model)):
+        if model[size - 1:size] != b"\n":
+            with pytest.raises(ValueError, match="cut short"):
+                loads(model[:size])

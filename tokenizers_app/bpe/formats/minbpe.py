@@ -85,6 +85,9 @@ def loads(data: bytes, name: str = f"tokenizer{SUFFIX}"):
     lines = text_file(data, name)
     if not lines or lines[0] != HEADER:
         raise ValueError(f"{name} is not a minbpe model: its first line is not {HEADER!r}")
+    if not data.endswith(b"\n"):  # minbpe ends every line; a cut file would end mid-merge
+        raise ValueError(f"{name} is cut short: its last line ({lines[-1]!r:.40}) has no line "
+                         f"end, so the file was truncated (a whole .model ends with a newline)")
     if len(lines) < 3:
         raise ValueError(f"{name} is cut short: it needs a pattern line and a special count")
     count = to_int(lines[2], f"{name} line 3")
