@@ -101,3 +101,27 @@ def test_a_tiktoken_sidecar_never_overwrites_another_tokenizer(tmp_path):
     save_tokenizer(trained("gpt2", False), tmp_path / "ranks.tiktoken", "tiktoken")
     save_tokenizer(trained("gpt4", False), tmp_path / "ranks.tiktoken", "tiktoken")  # replaces
     assert load_tokenizer(tmp_path / "ranks.tiktoken").pattern == "gpt4"
+
+
+@pytest.mark.parametrize("format", ["hf", "gpt2", "tiktoken"])
+def test_a_full_disk_leaves_the_files_already_there_whole_and_no_part_files(tmp_path, monkeypatch,
+                                                                           format):
+    import errno
+
+    from tokenizers_app.bpe import formats
+
+    target = tmp_path / ("out" if format == "gpt2" else "tokenizer.tok")
+    old = save_tokenizer(trained("gpt2", False), target, format)
+    before = {path: path.read_bytes() for path in old}
+    writes = []
+
+    def full_disk(fd):  # the last file finds the disk full, after the others were written
+        writes.append(fd)
+        if len(writes) == len(old):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(formats.os, "fsync", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        save_tokenizer(trained("gpt4", True), target, format)
+    assert {path: path.read_bytes() for path in old} == before
+    assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == sorted(before)
