@@ -174,6 +174,8 @@ TOKENIZER_IMPORT_MAX_BYTES = env_int("TOKENIZER_IMPORT_MAX_BYTES", 100 * 1024**2
 LOADED_TOKENIZERS = env_int("LOADED_TOKENIZERS", 8)
 # An evaluation still running after this long lost its worker: the reaper queues it again.
 EVALUATION_STALE_SECONDS = env_int("EVALUATION_STALE_SECONDS", 30 * 60)
+# An evaluation queued this long ago may have lost its task (broker down): the reaper resends it.
+EVALUATION_RESEND_SECONDS = env_int("EVALUATION_RESEND_SECONDS", 10 * 60)
 
 
 # -- Celery ---------------------------------------------------------------------------------------

@@ -18,6 +18,11 @@ class EvaluationQuerySet(models.QuerySet):
             status=Evaluation.Status.RUNNING, started_at=timezone.now())
         return self.select_related("version", "corpus").get(pk=evaluation_id) if claimed else None
 
+    def waiting_since(self, cutoff):
+        """Queued evaluations sent (or resent) before ``cutoff``: their task may be lost (the
+        broker was down when they were queued, say)."""
+        return self.filter(status=Evaluation.Status.QUEUED, sent_at__lt=cutoff)
+
     def without_word_tokens(self):
         """Leave out the large list of word tokens (only the compare page reads it)."""
         return self.defer("word_tokens")
@@ -66,6 +71,7 @@ class Evaluation(models.Model):
                                                     "for sorting")
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(default=timezone.now, help_text="when its task was last sent")
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -78,7 +84,7 @@ class Evaluation(models.Model):
     def retry(self) -> bool:
         """Queue a failed evaluation again; False when it had not failed."""
         return bool(Evaluation.objects.filter(pk=self.pk, status=self.Status.FAILED)
-                    .update(status=self.Status.QUEUED, error=""))
+                    .update(status=self.Status.QUEUED, error="", sent_at=timezone.now()))
 
     def start_here(self) -> None:
         """Mark this evaluation running in this process (computed now, not by a task)."""
@@ -89,7 +95,12 @@ class Evaluation(models.Model):
     def requeue_if_stale(self, cutoff) -> bool:
         """Queue this evaluation again if it is still running since before ``cutoff``."""
         return bool(Evaluation.objects.stale(cutoff).filter(pk=self.pk)
-                    .update(status=self.Status.QUEUED))
+                    .update(status=self.Status.QUEUED, sent_at=timezone.now()))
+
+    def mark_resent(self) -> bool:
+        """Note that a queued evaluation's task is sent again; False when no longer queued."""
+        return bool(Evaluation.objects.filter(pk=self.pk, status=self.Status.QUEUED)
+                    .update(sent_at=timezone.now()))
 
     def record(self, metrics: dict | None = None, error: str = "",
                word_tokens: list | None = None) -> bool:

@@ -36,16 +36,24 @@ def run_evaluation(*, evaluation_id: int) -> None:
 
 
 def reap_evaluations(*, stale_seconds: int | None = None) -> list[int]:
-    """Queue again the evaluations that have been running longer than ``stale_seconds`` (their
-    worker died: evaluations keep no heartbeat). Returns their ids."""
+    """Queue again the evaluations running longer than ``stale_seconds`` (their worker died:
+    evaluations keep no heartbeat), and send again those queued whose task was sent more than
+    ``EVALUATION_RESEND_SECONDS`` ago (it may be lost; a second delivery does nothing). Returns
+    their ids."""
     stale_seconds = settings.EVALUATION_STALE_SECONDS if stale_seconds is None else stale_seconds
-    cutoff = timezone.now() - timedelta(seconds=stale_seconds)
-    requeued = []
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=stale_seconds)
+    sent = []
     for evaluation in Evaluation.objects.stale(cutoff):
         if evaluation.requeue_if_stale(cutoff):
             tasks.run_evaluation.delay_on_commit(evaluation.pk)
-            requeued.append(evaluation.pk)
-    return requeued
+            sent.append(evaluation.pk)
+    waited = now - timedelta(seconds=settings.EVALUATION_RESEND_SECONDS)
+    for evaluation in Evaluation.objects.waiting_since(waited):
+        if evaluation.mark_resent():
+            tasks.run_evaluation.delay_on_commit(evaluation.pk)
+            sent.append(evaluation.pk)
+    return sent
 
 
 def evaluate_version(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation:

@@ -68,6 +68,24 @@ def test_an_evaluation_whose_worker_died_is_queued_again_and_then_computed(
     assert Evaluation.objects.get(pk=evaluation.pk).status == "succeeded"
 
 
+def test_an_evaluation_whose_task_was_lost_is_sent_again_once_per_wait(
+        corpus, django_capture_on_commit_callbacks, settings):
+    import_text(sample_text(5_000, offset=100_000), "held-out", is_evaluation=True)
+    train(corpus)  # queues the evaluation; suppose its task never reached the broker
+    evaluation = Evaluation.objects.get()
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert reap_evaluations() == []  # just sent: not yet
+    settings.EVALUATION_RESEND_SECONDS = 60
+    Evaluation.objects.filter(pk=evaluation.pk).update(
+        sent_at=timezone.now() - timedelta(minutes=5))
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert reap_evaluations() == [evaluation.pk]
+        assert reap_evaluations() == []  # once per wait, not at every reap
+    assert len(callbacks) == 1
+    run_evaluation(evaluation_id=evaluation.pk)
+    assert Evaluation.objects.get(pk=evaluation.pk).status == "succeeded"
+
+
 def test_evaluate_version_stores_the_core_metrics(corpus, settings):
     version = train(corpus).versions.get()
     held_out = import_text(sample_text(5_000, offset=100_000), "held-out")

@@ -9,8 +9,10 @@ from tokenizers_app.services.runs import reap_runs
 
 class Command(BaseCommand):
     help = ("Re-queue runs whose worker stopped sending heartbeats (or fail them after "
-            "RUN_MAX_ATTEMPTS attempts), and evaluations running for longer than "
-            "EVALUATION_STALE_SECONDS. Celery beat runs this every minute.")
+            "RUN_MAX_ATTEMPTS attempts), evaluations running for longer than "
+            "EVALUATION_STALE_SECONDS, and evaluations queued for longer than "
+            "EVALUATION_RESEND_SECONDS (their task may be lost). Celery beat runs this every "
+            "minute.")
 
     def add_arguments(self, parser):
         parser.add_argument("--stale-seconds", type=int, default=settings.RUN_STALE_SECONDS,
@@ -25,4 +27,4 @@ class Command(BaseCommand):
             self.stdout.write("no stale runs")
         evaluations = reap_evaluations()
         if evaluations:
-            self.stdout.write(f"requeued: evaluations {', '.join(map(str, evaluations))}")
+            self.stdout.write(f"sent again: evaluations {', '.join(map(str, evaluations))}")
