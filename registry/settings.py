@@ -62,7 +62,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "tokenizers_app.guards.RefuseNulBytesMiddleware",
+    "tokenizers_app.guards.RequestGuardsMiddleware",
     "tokenizers_app.uploads.CorpusUploadMiddleware",  # before CSRF reads an upload's body
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -1,12 +1,15 @@
 """Requests refused before any view runs: a NUL byte in the address (no name in the registry
-holds one, and Postgres cannot even compare text that does) is a 400 with the reason."""
+holds one, and Postgres cannot even compare text that does) is a 400 with the reason. And a
+damaged version met by any page (its rows no longer give its digest) is a 409 saying so."""
 
 from urllib.parse import unquote
 
-from django.http import HttpResponseBadRequest, JsonResponse
+from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
+
+from .models import DamagedVersion
 
 
-class RefuseNulBytesMiddleware:
+class RequestGuardsMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
@@ -17,3 +20,9 @@ class RefuseNulBytesMiddleware:
                 return JsonResponse({"detail": message}, status=400)
             return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, DamagedVersion):
+            return HttpResponse(str(exception), status=409,
+                                content_type="text/plain; charset=utf-8")
+        return None

@@ -8,7 +8,7 @@ from ninja import Schema
 
 NOT_FOUND = ("no tokenizer named", "no corpus named", "no training run")
 NOT_FOUND_INSIDE = (" has no version ", " has no alias ", " has no ready version")
-CONFLICT = ("a corpus named",)
+CONFLICT = ("a corpus named", "damaged version")
 
 
 class Error(Schema):

@@ -16,7 +16,7 @@ from django.db import models
 from django.utils import timezone
 
 from tokenizers_app.bpe import Tokenizer as CoreTokenizer
-from tokenizers_app.bpe.canonical import vocab_kinds
+from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
 
 from .contents import MergeRule, VocabEntry
@@ -50,6 +50,10 @@ class Tokenizer(models.Model):
 
     def latest_version(self) -> TokenizerVersion | None:
         return self.versions.ready().order_by("-number").first()
+
+
+class DamagedVersion(ValueError):
+    """A version whose rows no longer give its recorded content digest."""
 
 
 class VersionQuerySet(models.QuerySet):
@@ -245,9 +249,23 @@ class TokenizerVersion(models.Model):
         return tokenizer
 
     def load_tokenizer(self) -> CoreTokenizer:
-        """Rebuild the core ``Tokenizer`` from the rows."""
-        vocab, merges, counts, special_ids = self.read_contents()
-        return CoreTokenizer(vocab, merges, special_ids, self.pattern, merge_counts=counts)
+        """Rebuild the core ``Tokenizer`` from the rows; rows that no longer give the recorded
+        digest (a row lost or changed) raise ``DamagedVersion``: a damaged version is never
+        served, exported or evaluated."""
+        try:
+            vocab, merges, counts, special_ids = self.read_contents()
+            tokenizer = CoreTokenizer(vocab, merges, special_ids, self.pattern,
+                                      merge_counts=counts)
+        except (ValueError, KeyError) as exc:
+            raise DamagedVersion(f"damaged version {self.label}: its rows no longer make a "
+                                 f"tokenizer ({exc}); it is not served. Run manage.py "
+                                 f"verify") from None
+        if self.digest and content_digest(tokenizer) != self.digest:
+            raise DamagedVersion(f"damaged version {self.label}: its rows give another digest "
+                                 f"than the {self.digest[:12]}… recorded when it was made (a "
+                                 f"merge or vocab row was lost or changed); it is not served. "
+                                 f"Run manage.py verify")
+        return tokenizer
 
     def read_contents(self):
         """``(vocab, merges, merge counts or None, special ids)`` read from the rows: plain tuples

@@ -21,9 +21,8 @@ TREE_NODES_SHOWN = 600
 
 def _version(name: str, ref: str) -> TokenizerVersion:
     try:
-        return TokenizerVersion.objects.select_related("tokenizer", "training_run",
-                                                       "created_by").get(
-            pk=TokenizerVersion.objects.resolve(f"{name}@{ref}").pk)
+        return TokenizerVersion.objects.select_related(
+            "tokenizer", "training_run", "created_by").resolve(f"{name}@{ref}")
     except ValueError as exc:
         raise Http404(str(exc)) from None
 

@@ -1,0 +1,47 @@
+"""Checking what the registry holds against what it recorded: every ready version's rows against
+its content digest (and, for the standard id layout, its vocab rows against the vocab its merges
+make), and every corpus file against its size and sha256. ``manage.py verify`` reports each
+mismatch; loading a version checks its digest too (``TokenizerVersion.load_tokenizer``)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..models import Corpus, DamagedVersion, TokenizerVersion, VocabEntry
+
+BLOCK = 1 << 20
+
+
+def damaged_versions():
+    """``(version label, problem)`` for each ready version whose rows do not check out."""
+    for version in TokenizerVersion.objects.ready().select_related("tokenizer").order_by("pk"):
+        try:
+            tokenizer = version.load_tokenizer()
+        except DamagedVersion as exc:
+            yield version.label, str(exc)
+            continue
+        if version.standard_layout:  # its vocab is derived from the merges, so check the rows
+            rows = {token_id: bytes(token) for token_id, token in
+                    VocabEntry.objects.filter(version=version).values_list("token_id", "token")}
+            if rows != tokenizer.vocab:
+                yield version.label, (f"damaged version {version.label}: its {len(rows)} vocab "
+                                      f"rows differ from the {len(tokenizer.vocab)} tokens its "
+                                      f"merges and special tokens make")
+
+
+def damaged_corpora():
+    """``(corpus name, problem)`` for each corpus whose file is missing or not what was stored."""
+    for corpus in Corpus.objects.order_by("pk"):
+        try:
+            digest, size = hashlib.sha256(), 0
+            with open(corpus.path, "rb") as stream:
+                while block := stream.read(BLOCK):
+                    digest.update(block)
+                    size += len(block)
+        except OSError as exc:
+            yield corpus.name, f"corpus {corpus.name!r}: its file cannot be read ({exc.strerror})"
+            continue
+        if (size, digest.hexdigest()) != (corpus.size_bytes, corpus.sha256):
+            yield corpus.name, (f"corpus {corpus.name!r}: its file ({size} bytes, sha256 "
+                                f"{digest.hexdigest()[:12]}…) is not what was stored "
+                                f"({corpus.size_bytes} bytes, sha256 {corpus.sha256[:12]}…)")
