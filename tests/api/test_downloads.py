@@ -147,3 +147,14 @@ def test_a_client_that_accepts_gzip_gets_the_same_bytes_gzipped_with_a_weak_etag
     for etag in (plain["ETag"], packed["ETag"]):
         assert client.get(f"{URL}/download", {"format": "hf"}, HTTP_ACCEPT_ENCODING="gzip",
                           HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+
+def test_a_pathological_text_is_refused_at_once_or_answered(client, registry):
+    huge = client.post(f"{URL}/encode", json.dumps({"text": "a" * 1_000_000}),
+                       content_type="application/json")
+    assert huge.status_code == 413 and "at most 200000" in huge.json()["detail"]
+    # the longest text taken is one pre-token of 200,000 bytes: answered, and exact
+    longest = client.post(f"{URL}/encode", json.dumps({"text": "a" * 200_000}),
+                          content_type="application/json")
+    assert longest.status_code == 200
+    assert "".join(longest.json()["tokens"]) == "a" * 200_000
