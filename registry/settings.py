@@ -203,8 +203,14 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# What dead work left in MEDIA_ROOT (count files of dead attempts, .part files of killed
+# uploads and writes) is removed every SWEEP_EVERY_SECONDS, once SWEEP_MIN_AGE_SECONDS old.
+SWEEP_EVERY_SECONDS = env_int("SWEEP_EVERY_SECONDS", 15 * 60)
+SWEEP_MIN_AGE_SECONDS = env_int("SWEEP_MIN_AGE_SECONDS", 60 * 60)
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-runs": {"task": "tokenizers_app.tasks.reap_runs", "schedule": 60.0},
+    "sweep-leftovers": {"task": "tokenizers_app.tasks.sweep_leftovers",
+                        "schedule": float(SWEEP_EVERY_SECONDS)},
 }
 
 LOGGING = {

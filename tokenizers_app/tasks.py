@@ -40,3 +40,10 @@ def reap_runs() -> None:
 
     reap_runs()
     reap_evaluations()
+
+
+@shared_task
+def sweep_leftovers() -> None:
+    from .services.sweep import sweep_leftovers
+
+    sweep_leftovers()

@@ -215,7 +215,8 @@ def render_download(*, version: TokenizerVersion, format: str) -> Download:
     artifact = Download(file_name, path, hashlib.sha256(data).hexdigest())
     if not (path.is_file() and artifact.gzip_path.is_file()):
         folder.mkdir(parents=True, exist_ok=True)
-        _write_whole(artifact.gzip_path, gzip.compress(data, 9, mtime=0))  # the same bytes each time
+        # mtime=0: the same gzip bytes each time
+        _write_whole(artifact.gzip_path, gzip.compress(data, 9, mtime=0))
         _write_whole(path, data)
     with _DOWNLOADS_LOCK:
         _DOWNLOADS[key] = artifact

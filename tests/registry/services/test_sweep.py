@@ -1,0 +1,54 @@
+"""The sweep removes what dead work left (count files of dead attempts, stale ``.part`` files)
+and never what live work is using (``services.sweep``)."""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from tokenizers_app.models import TrainingRun
+from tokenizers_app.services.runs import start_training_run
+from tokenizers_app.services.sweep import sweep_leftovers
+
+pytestmark = pytest.mark.django_db
+
+
+def make(relative: str, age_seconds: float) -> Path:
+    path = Path(settings.MEDIA_ROOT) / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"{}")
+    then = time.time() - age_seconds
+    os.utime(path, (then, then))
+    os.utime(path.parent, (then, then))
+    return path
+
+
+def test_dead_attempts_and_stale_part_files_go_live_work_stays(corpus):
+    live = start_training_run(corpora=[corpus], tokenizer_name="live", vocab_size=300)
+    TrainingRun.objects.filter(pk=live.pk).update(status="running", attempt=2)
+    done = start_training_run(corpora=[corpus], tokenizer_name="done", vocab_size=300)
+    TrainingRun.objects.filter(pk=done.pk).update(status="failed", attempt=1)
+    hour = 3600
+    make(f"runs/{live.pk}/attempt-1/part-0.json", hour)       # replaced by attempt 2
+    kept = make(f"runs/{live.pk}/attempt-2/part-0.json", hour)  # the attempt counting now
+    make(f"runs/{done.pk}/attempt-1/part-0.json", hour)       # the run failed
+    make("runs/999999/attempt-1/part-0.json", hour)           # the run is gone
+    make("corpora/incoming/tmpabc.part", hour)                # a killed upload
+    fresh = make("corpora/incoming/tmpdef.part", 10)          # an upload under way
+
+    removed = sweep_leftovers(min_age_seconds=60)
+
+    assert sorted(removed["count parts"]) == sorted([
+        f"runs/{live.pk}/attempt-1", f"runs/{done.pk}/attempt-1", "runs/999999/attempt-1"])
+    assert removed["part files"] == ["corpora/incoming/tmpabc.part"]
+    assert kept.is_file() and fresh.is_file()
+    assert not (Path(settings.MEDIA_ROOT) / "runs" / str(done.pk)).exists()
+    assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "part files": []}
+
+
+def test_nothing_is_removed_before_it_is_old_enough(corpus):
+    make("runs/999999/attempt-1/part-0.json", 10)
+    make("exports/abc/hf/download/.tokenizer.json.x.part", 10)
+    assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "part files": []}

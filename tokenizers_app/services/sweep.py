@@ -1,0 +1,59 @@
+"""The periodic sweep of what dead work left in ``MEDIA_ROOT``: the count files of fan-out
+attempts that will never be merged (their run finished, moved to a newer attempt, or is gone),
+and the ``.part`` files of uploads, imports and writes whose process was killed. Beat runs it
+every ``SWEEP_EVERY_SECONDS``; a file is left alone until it is ``SWEEP_MIN_AGE_SECONDS`` old,
+so work in progress is never touched."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from django.conf import settings
+
+from ..models import TrainingRun
+
+
+def sweep_leftovers(*, min_age_seconds: int | None = None) -> dict[str, list[str]]:
+    """Remove dead attempts' count folders and stale ``.part`` files; returns what went, as
+    paths relative to ``MEDIA_ROOT``."""
+    if min_age_seconds is None:
+        min_age_seconds = settings.SWEEP_MIN_AGE_SECONDS
+    media = Path(settings.MEDIA_ROOT)
+    cutoff = time.time() - min_age_seconds
+    removed: dict[str, list[str]] = {"count parts": [], "part files": []}
+    for folder in _dead_attempt_folders(media / "runs"):
+        if folder.stat().st_mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed["count parts"].append(str(folder.relative_to(media)))
+            _remove_if_empty(folder.parent)
+    for part in media.rglob("*.part") if media.is_dir() else ():
+        try:
+            if part.is_file() and part.stat().st_mtime < cutoff:
+                part.unlink()
+                removed["part files"].append(str(part.relative_to(media)))
+        except FileNotFoundError:  # finished (moved into place) meanwhile
+            continue
+    return removed
+
+
+def _dead_attempt_folders(runs: Path):
+    """``runs/RUN/attempt-N`` folders whose counts no merge will read."""
+    if not runs.is_dir():
+        return
+    folders = [(f, r) for r in runs.iterdir() if r.is_dir() and r.name.isdigit()
+               for f in r.iterdir() if f.is_dir() and f.name.startswith("attempt-")]
+    live = dict(TrainingRun.objects.filter(pk__in={int(r.name) for _, r in folders})
+                .exclude(status__in=TrainingRun.FINISHED).values_list("pk", "attempt"))
+    for folder, run in folders:
+        attempt = folder.name.removeprefix("attempt-")
+        if live.get(int(run.name)) != (int(attempt) if attempt.isdigit() else None):
+            yield folder
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
