@@ -46,3 +46,11 @@ def test_read_lines_stops_at_the_line_that_crosses_the_limit(tmp_path):
     path.write_text("ab\ncdé\r\nlast", encoding="utf-8")
     assert list(read_lines(path, 100)) == ["ab\n", "cdé\r\n", "last"]
     assert list(read_lines(path, 4)) == ["ab\n", "cdé\r\n"]
+
+
+def test_read_lines_never_reads_a_huge_line_whole(tmp_path):
+    from tokenizers_app.bpe.corpus import LINE_SLACK
+
+    path = tmp_path / "one-line.txt"
+    path.write_text("x" * (10 * LINE_SLACK) + "\nnext\n", encoding="utf-8")
+    assert [len(line) for line in read_lines(path, 1000)] == [1000 + LINE_SLACK]

@@ -94,13 +94,18 @@ def read_blocks(path, block_bytes: int = BLOCK_BYTES) -> Iterator[str]:
                 return
 
 
+LINE_SLACK = 1 << 16  # characters a line may run past the limit before it is cut
+
+
 def read_lines(path, max_bytes: int) -> Iterator[str]:
-    """The lines of a UTF-8 file, each with its newline, up to about ``max_bytes`` bytes (the
-    line that crosses the limit is the last)."""
-    seen = 0
+    """The lines of a UTF-8 file, each with its newline, up to about ``max_bytes`` bytes: the
+    line that crosses the limit is the last, cut if it runs more than ``LINE_SLACK`` characters
+    past it (so one huge line is never read whole)."""
+    remaining = max_bytes
     with open(path, encoding="utf-8", newline="") as handle:
-        for line in handle:
-            yield line
-            seen += len(line.encode())
-            if seen >= max_bytes:
+        while remaining > 0:
+            line = handle.readline(remaining + LINE_SLACK)
+            if not line:
                 return
+            yield line
+            remaining -= len(line.encode())

@@ -70,6 +70,10 @@ def _compute(evaluation: Evaluation) -> Evaluation:
         tokenizer = evaluation.version.load_tokenizer()
         metrics = evaluate(tokenizer, read_lines(path, most))
         words = frequent_word_tokens(tokenizer, read_lines(path, most), top=WORDS_KEPT)
+    except OSError as exc:  # the corpus file is gone or unreadable: say so, no traceback
+        log.warning("evaluation %s failed: %s", evaluation.pk, exc)
+        evaluation.record(error=f"the corpus file of {evaluation.corpus.name!r} cannot be read "
+                                f"({exc.strerror or exc}); run manage.py verify")
     except Exception as exc:  # stored on the row for the dashboard; the log has the traceback
         log.exception("evaluation %s failed", evaluation.pk)
         evaluation.record(error=f"{type(exc).__name__}: {exc}")

@@ -123,3 +123,15 @@ def test_the_leaderboard_ranks_versions_by_compression_ratio_per_evaluation_corp
     assert ranked[0].compression_ratio == ranked[0].metrics["compression_ratio"] > \
         ranked[1].compression_ratio
     assert Evaluation.objects.of([small, large], ranked[0].corpus)[small.pk] == ranked[1]
+
+
+def test_a_missing_corpus_file_fails_the_evaluation_in_words_without_a_traceback(corpus, caplog):
+    version = train(corpus).versions.get()
+    held_out = import_text(sample_text(5_000, offset=100_000), "held-out")
+    held_out.path.unlink()
+
+    evaluation = evaluate_version(version=version, corpus=held_out)
+
+    assert evaluation.status == "failed"
+    assert evaluation.error.startswith("the corpus file of 'held-out' cannot be read (No such")
+    assert "Traceback" not in caplog.text and all(r.exc_info is None for r in caplog.records)
