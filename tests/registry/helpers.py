@@ -78,7 +78,7 @@ def build_registry_data(settings, tmp_path) -> dict:
     settings.MEDIA_ROOT = str(tmp_path / "media")
     # Nothing is sent to the broker: in a test that commits (live_server), a worker left running
     # by another test would otherwise race this process for the runs and evaluations.
-    with mock.patch("celery.contrib.django.task.DjangoTask.delay_on_commit"):
+    with mock.patch("celery.app.task.Task.apply_async"):
         corpus = import_text(sample_text(30_000), "prose")
         held_out = import_text(sample_text(8_000, offset=200_000), "held-out",
                                is_evaluation=True)

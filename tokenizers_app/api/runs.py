@@ -5,6 +5,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Query, Router, Schema, Status
 
 from ..models import Corpus, TokenizerVersion, TrainingRun
+from ..services.queue import QueueUnavailable
 from ..services.runs import cancel_training_run, start_training_run
 from .auth import READ, WRITE
 from .errors import ERRORS
@@ -12,6 +13,11 @@ from .shapes import comparison_shape, run_shape
 
 router = Router(tags=["runs"])
 compare_router = Router(tags=["compare"])
+
+
+class Unsent(Schema):
+    detail: str
+    run: dict
 
 
 class RunIn(Schema):
@@ -24,12 +30,17 @@ class RunIn(Schema):
     sweep: list[int] = []
 
 
-@router.post("", response={201: dict, **ERRORS}, auth=WRITE)
+@router.post("", response={201: dict, 503: Unsent, **ERRORS}, auth=WRITE)
 def start_run(request, body: RunIn):
-    run = start_training_run(corpora=body.corpora, tokenizer_name=body.tokenizer,
-                             vocab_size=body.vocab_size, special_tokens=body.special_tokens,
-                             pattern=body.pattern, min_frequency=body.min_frequency,
-                             sweep=body.sweep, created_by=request.user)
+    """201 with the run; 503 when the run is saved but the task queue does not answer (it waits
+    for the queue and is sent when it is back: follow it with ``GET /api/runs/{id}``)."""
+    try:
+        run = start_training_run(corpora=body.corpora, tokenizer_name=body.tokenizer,
+                                 vocab_size=body.vocab_size, special_tokens=body.special_tokens,
+                                 pattern=body.pattern, min_frequency=body.min_frequency,
+                                 sweep=body.sweep, created_by=request.user)
+    except QueueUnavailable as unsent:
+        return Status(503, {"detail": str(unsent), "run": run_shape(unsent.record)})
     return Status(201, run_shape(run))
 
 

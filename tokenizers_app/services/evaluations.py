@@ -14,6 +14,7 @@ from ..bpe.corpus import read_lines
 from ..bpe.evaluation import evaluate
 from ..bpe.inspection import frequent_word_tokens
 from ..models import Corpus, Evaluation, TokenizerVersion
+from .queue import send_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ def queue_evaluation(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation
     """Queue (or re-queue, when it failed) the evaluation of a version on a corpus."""
     evaluation, created = Evaluation.objects.get_or_create(version=version, corpus=corpus)
     if created or evaluation.retry():
-        tasks.run_evaluation.delay_on_commit(evaluation.pk)
+        send_on_commit(tasks.run_evaluation, evaluation.pk)
     return evaluation
 
 
@@ -46,12 +47,12 @@ def reap_evaluations(*, stale_seconds: int | None = None) -> list[int]:
     sent = []
     for evaluation in Evaluation.objects.stale(cutoff):
         if evaluation.requeue_if_stale(cutoff):
-            tasks.run_evaluation.delay_on_commit(evaluation.pk)
+            send_on_commit(tasks.run_evaluation, evaluation.pk)
             sent.append(evaluation.pk)
     waited = now - timedelta(seconds=settings.EVALUATION_RESEND_SECONDS)
     for evaluation in Evaluation.objects.waiting_since(waited):
         if evaluation.mark_resent():
-            tasks.run_evaluation.delay_on_commit(evaluation.pk)
+            send_on_commit(tasks.run_evaluation, evaluation.pk)
             sent.append(evaluation.pk)
     return sent
 

@@ -26,6 +26,7 @@ from ..bpe.training import Ticker, build_vocab
 from ..bpe.training_loop import learn_merges
 from ..models import CountPart, TrainingRun
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
+from .queue import send_on_commit
 
 Status, Stage = TrainingRun.Status, TrainingRun.Stage
 
@@ -43,7 +44,7 @@ def fan_out_counting(*, run: TrainingRun) -> None:
                       end=end) for index, (corpus, start, end) in enumerate(ranges))
         run.owned(run.attempt).update(fanout_parts=len(parts), heartbeat_at=timezone.now())
         for part in parts:
-            tasks.count_corpus_part.delay_on_commit(part.pk)
+            send_on_commit(tasks.count_corpus_part, part.pk)
 
 
 def count_corpus_part(*, part_id: int, worker: str = "") -> None:
@@ -89,7 +90,7 @@ def _complete_part(part: CountPart, worker: str, path: Path) -> None:
             progress_done=F("progress_done") + part.size, heartbeat_at=timezone.now())
         parts = CountPart.objects.filter(run=part.run_id, attempt=part.attempt)
         if not parts.filter(done=False).exists():
-            tasks.merge_counted_run.delay_on_commit(part.run_id, part.attempt)
+            send_on_commit(tasks.merge_counted_run, part.run_id, part.attempt)
 
 
 def merge_counted_run(*, run_id: int, attempt: int) -> None:

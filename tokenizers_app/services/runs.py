@@ -18,6 +18,7 @@ from ..bpe.training import check_sweep
 from ..models import Corpus, Tokenizer, TrainingRun, check_name
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .fanout import fan_out_counting
+from .queue import QueueUnavailable, send_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +38,17 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
                                        min_frequency=min_frequency, sweep=sweep)
     corpora = resolve_corpora(corpora)
     check_pattern_on_samples(params["pattern"], corpora)
+    unsent: list[Exception] = []
     with transaction.atomic():
         tokenizer, _ = Tokenizer.objects.get_or_create(name=params.pop("tokenizer_name"))
         run = TrainingRun.objects.create(tokenizer=tokenizer, created_by=created_by,
                                          heartbeat_at=timezone.now(), **params)
         run.corpora.set(corpora)
-        tasks.execute_training_run.delay_on_commit(run.pk)
+        send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
+    if unsent:
+        raise QueueUnavailable(run, f"run {run.pk} is saved, but the task queue does not answer "
+                                    f"({unsent[0]}): the run waits for the queue and is sent "
+                                    f"when it is back")
     return run
 
 
@@ -127,7 +133,7 @@ def reap_runs(*, stale_seconds: int | None = None, max_attempts: int | None = No
                 outcome[_reap(run, max_attempts)].append(run.pk)
     for run in TrainingRun.objects.waiting_since(cutoff):
         if run.mark_resent():
-            tasks.execute_training_run.delay_on_commit(run.pk)
+            send_on_commit(tasks.execute_training_run, run.pk)
             outcome["resent"].append(run.pk)
     return outcome
 
@@ -143,5 +149,5 @@ def _reap(run: TrainingRun, max_attempts: int) -> str:
             f"or been killed: check the worker logs, then start the run again"))
         return "failed"
     run.requeue()
-    tasks.execute_training_run.delay_on_commit(run.pk)
+    send_on_commit(tasks.execute_training_run, run.pk)
     return "requeued"

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from ..forms import RunForm, add_service_error
 from ..models import MergeRule, TrainingRun
+from ..services.queue import QueueUnavailable
 from ..services.runs import cancel_training_run, start_training_run
 from .access import readable
 
@@ -36,6 +37,9 @@ def run_new(request):
                 sweep=data["sweep"], created_by=request.user)
         except ValueError as exc:
             add_service_error(form, exc)
+        except QueueUnavailable as unsent:
+            messages.warning(request, str(unsent))
+            return redirect("run", run_id=unsent.record.pk)
         else:
             messages.success(request, f"run {run.pk} queued")
             return redirect("run", run_id=run.pk)

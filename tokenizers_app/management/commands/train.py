@@ -5,6 +5,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from tokenizers_app.models import TrainingRun
+from tokenizers_app.services.queue import QueueUnavailable
 from tokenizers_app.services.runs import cancel_training_run, start_training_run
 
 WAIT_HINT_SECONDS = 10
@@ -39,7 +40,12 @@ class Command(BaseCommand):
                 sweep=options["sweep"])
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(f"queued run {run.pk}: {run.tokenizer.name}, vocab size {run.vocab_size}")
+        except QueueUnavailable as unsent:
+            run = unsent.record
+            self.stderr.write(f"warning: {unsent}")
+        else:
+            self.stdout.write(f"queued run {run.pk}: {run.tokenizer.name}, vocab size "
+                              f"{run.vocab_size}")
         if options["wait"]:
             self.follow(run)
 
