@@ -14,6 +14,8 @@ from kombu.exceptions import OperationalError
 log = logging.getLogger(__name__)
 
 BROKER_ERRORS = (OperationalError, OSError)
+# a blip is retried for about a second; a broker that stays down is the reaper's to retry
+RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 
 
 class QueueUnavailable(Exception):
@@ -30,7 +32,7 @@ def send_on_commit(task, *args, on_failure=None) -> None:
 
     def send() -> None:
         try:
-            task.apply_async(args, retry=False)
+            task.apply_async(args, retry=True, retry_policy=RETRY_POLICY)
         except BROKER_ERRORS as exc:
             log.warning("%s%r not sent: the task queue does not answer (%s); it stays queued "
                         "and the reaper sends it again", task.name, args, exc)
