@@ -68,7 +68,9 @@ def test_the_page_shows_a_banner_on_the_saved_run(broker_down, client, django_us
                                           "min_frequency": 1}, follow=True)
     [run] = TrainingRun.objects.all()
     assert response.redirect_chain[-1][0] == f"/runs/{run.pk}/"
-    assert "the task queue does not answer" in response.content.decode()
+    page = response.content.decode()
+    assert "the task queue does not answer" in page  # the banner
+    assert "waiting for a worker" in page and "sent to the task queue" in page
 
 
 def test_an_import_keeps_its_evaluation_queued_for_the_reaper(broker_down, tmp_path, settings):
