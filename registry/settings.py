@@ -148,6 +148,9 @@ MEDIA_URL = "media/"
 
 CORPUS_MAX_BYTES = env_int("CORPUS_MAX_BYTES", 2 * 1024**3)
 MAX_VOCAB_SIZE = env_int("MAX_VOCAB_SIZE", 1_000_000)
+# The longest pre-token a run merges (pattern none on a huge line is refused, in words): merging
+# holds about 45 bytes per byte of a pre-token.
+MAX_PRETOKEN_BYTES = env_int("MAX_PRETOKEN_BYTES", 8 * 1024**2)
 # Corpora above this many bytes are counted by several count tasks (one per byte range).
 FANOUT_MIN_BYTES = env_int("FANOUT_MIN_BYTES", 64 * 1024**2)
 FANOUT_PART_BYTES = env_int("FANOUT_PART_BYTES", 16 * 1024**2)

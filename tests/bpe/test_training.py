@@ -230,3 +230,12 @@ def test_a_prefix_of_the_merges_is_what_training_to_that_size_gives():
     assert (prefix.vocab, prefix.merges, prefix.merge_counts) == (
         smaller.vocab, smaller.merges, smaller.merge_counts)
     assert check_sweep([400, 300, 400], 500, 1) == [300, 400]
+
+
+def test_a_pre_token_over_the_limit_is_refused_before_merging(tmp_path):
+    corpus = tmp_path / "one-line.txt"
+    corpus.write_text("ab " * 400 + "\nshort line\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"a pre-token of 1,212 bytes, over the limit of "
+                                         r"1,000 \(MAX_PRETOKEN_BYTES\): pattern 'none' makes"):
+        train_bpe(corpus, 300, pattern="none", workers=1, max_pretoken_bytes=1000)
+    train_bpe(corpus, 300, pattern="gpt2", workers=1, max_pretoken_bytes=1000)  # split: fine

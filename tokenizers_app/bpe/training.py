@@ -48,10 +48,12 @@ class TrainResult:
 
 def train_bpe(source, vocab_size: int, special_tokens=(), pattern: str = "gpt2",
               min_frequency: int = 1, progress: Progress | None = None,
-              should_stop: ShouldStop | None = None, workers: int | None = None) -> TrainResult:
+              should_stop: ShouldStop | None = None, workers: int | None = None,
+              max_pretoken_bytes: int | None = None) -> TrainResult:
     """Train a byte-level BPE tokenizer on a source (see ``corpus.iter_documents``).
 
     ``workers``: processes for counting large files (default: all cores; 1 counts in-process).
+    ``max_pretoken_bytes``: the longest pre-token merged (default ``MAX_PRETOKEN_BYTES``).
     """
     special_tokens = check_special_tokens(special_tokens)
     pretokenizer = PreTokenizer(pattern)
@@ -60,12 +62,31 @@ def train_bpe(source, vocab_size: int, special_tokens=(), pattern: str = "gpt2",
         raise ValueError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
     ticker = Ticker(progress, should_stop)
     word_counts = count_pretokens(source, pretokenizer, special_tokens, ticker, workers)
-    if not word_counts:
-        raise ValueError("the corpus is empty: it holds no text to train on")
+    check_pretoken_sizes(word_counts, pretokenizer.pattern,
+                         max_pretoken_bytes or MAX_PRETOKEN_BYTES)
     num_merges = vocab_size - 256 - len(special_tokens)
     merges, counts = learn_merges(word_counts, num_merges, min_frequency, ticker)
     return TrainResult(build_vocab(merges, special_tokens), merges, counts, special_tokens,
                        pretokenizer.pattern)
+
+
+MAX_PRETOKEN_BYTES = 8 << 20  # merging holds about 45 bytes per byte of a pre-token
+
+
+def check_pretoken_sizes(word_counts: dict[bytes, int], pattern: str,
+                         limit: int = MAX_PRETOKEN_BYTES) -> None:
+    """Refuse counts that are empty or hold a pre-token over ``limit`` bytes (pattern ``none``
+    on a huge line, say), whose merging would take memory without bound."""
+    if not word_counts:
+        raise ValueError("the corpus is empty: it holds no text to train on")
+    longest = max(map(len, word_counts))
+    if longest > limit:
+        why = ("pattern 'none' makes the text between special tokens one pre-token; use a "
+               "pattern that splits it (gpt2, gpt4)" if pattern == "none" else
+               f"pattern {pattern!r} leaves a run of text without a break as one pre-token; "
+               f"break the text")
+        raise ValueError(f"the corpus holds a pre-token of {longest:,} bytes, over the limit of "
+                         f"{limit:,} (MAX_PRETOKEN_BYTES): {why}")
 
 
 def check_vocab_size(vocab_size: int, num_special: int) -> None:

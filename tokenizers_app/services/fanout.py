@@ -22,7 +22,7 @@ from django.utils import timezone
 from .. import tasks
 from ..bpe import TrainResult
 from ..bpe.counting import add_counts, count_range, plan_ranges
-from ..bpe.training import Ticker, build_vocab
+from ..bpe.training import Ticker, build_vocab, check_pretoken_sizes
 from ..bpe.training_loop import learn_merges
 from ..models import CountPart, TrainingRun
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
@@ -106,8 +106,7 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
     reporter = RunReporter(run, seconds={Stage.COUNT: elapsed})
     with recording_outcome(run):
         word_counts = merged_part_counts(run=run, attempt=attempt)
-        if not word_counts:
-            raise ValueError("the corpus is empty: it holds no text to train on")
+        check_pretoken_sizes(word_counts, run.pattern, settings.MAX_PRETOKEN_BYTES)
         specials = run.special_tokens
         num_merges = run.vocab_size - 256 - len(specials)
         ticker = Ticker(reporter.progress, reporter.should_stop)

@@ -115,7 +115,8 @@ def execute_training_run(*, run_id: int) -> None:
         paths = [corpus.path for corpus in run.corpora.order_by("name")]
         result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
                            run.min_frequency, progress=reporter.progress,
-                           should_stop=reporter.should_stop)
+                           should_stop=reporter.should_stop,
+                           max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
         save_training_result(run=run, reporter=reporter, result=result)
 
 

@@ -154,6 +154,15 @@ def test_a_run_that_fails_records_an_actionable_error_and_no_version():
     assert not TokenizerVersion.objects.exists() and not MergeRule.objects.exists()
 
 
+def test_a_pre_token_over_the_limit_fails_the_run_in_words(settings):
+    settings.MAX_PRETOKEN_BYTES = 1000
+    one_line = import_text("ab" * 600 + "\n", "one-line")
+    run = train(one_line, pattern="none")
+    assert run.status == Status.FAILED and not TokenizerVersion.objects.exists()
+    assert ("a pre-token of 1,201 bytes, over the limit of 1,000 (MAX_PRETOKEN_BYTES): pattern "
+            "'none' makes" in run.error)
+
+
 @pytest.mark.parametrize("pattern, reason", [
     (r"\w+", "is not lossless on corpus 'prose': its matches skip the text at character offset"),
     (r"(\w|\w)+$|[\s\S]", "took over 2 s to split the first 20030 bytes of corpus 'prose'"),
