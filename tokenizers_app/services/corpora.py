@@ -5,6 +5,7 @@ corpus; bad input leaves neither a file nor a row."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from django.db import IntegrityError, transaction
 from ..bpe.corpus import StrictUtf8
 from ..bpe.corpus_stats import CorpusStats
 from ..models import Corpus, check_name
+
+log = logging.getLogger(__name__)
 
 READ_BYTES = 1 << 20
 
@@ -132,9 +135,20 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
                 target.unlink(missing_ok=True)  # no row holds these bytes: no file either
                 raise ValueError(f"a corpus named {name!r} already exists: choose another name")
         except BaseException:
-            if not Corpus.objects.filter(sha256=staged.sha256).exists():
-                target.unlink(missing_ok=True)
+            _remove_unless_registered(target, staged.sha256)
             raise
     if is_evaluation and not existing.is_evaluation:
         existing.mark_evaluation()
     return existing
+
+
+def _remove_unless_registered(target: Path, sha256: str) -> None:
+    """Remove a corpus file that no row holds. When the database cannot say (it went away), the
+    file stays for the periodic sweep, which removes corpus files without a row."""
+    try:
+        registered = Corpus.objects.filter(sha256=sha256).exists()
+    except Exception:  # the database itself failed: the caller re-raises the first error
+        log.warning("corpus file %s kept for the sweep: the database does not answer", target)
+        return
+    if not registered:
+        target.unlink(missing_ok=True)

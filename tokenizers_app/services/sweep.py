@@ -1,6 +1,7 @@
 """The periodic sweep of what dead work left in ``MEDIA_ROOT``: the count files of fan-out
 attempts that will never be merged (their run finished, moved to a newer attempt, or is gone),
-and the ``.part`` files of uploads, imports and writes whose process was killed. Beat runs it
+corpus files that no row holds (the database failed between the move and the INSERT), and the
+``.part`` files of uploads, imports and writes whose process was killed. Beat runs it
 every ``SWEEP_EVERY_SECONDS``; a file is left alone until it is ``SWEEP_MIN_AGE_SECONDS`` old,
 so work in progress is never touched."""
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from ..models import TrainingRun
+from ..models import Corpus, TrainingRun
 
 
 def sweep_leftovers(*, min_age_seconds: int | None = None) -> dict[str, list[str]]:
@@ -22,12 +23,16 @@ def sweep_leftovers(*, min_age_seconds: int | None = None) -> dict[str, list[str
         min_age_seconds = settings.SWEEP_MIN_AGE_SECONDS
     media = Path(settings.MEDIA_ROOT)
     cutoff = time.time() - min_age_seconds
-    removed: dict[str, list[str]] = {"count parts": [], "part files": []}
+    removed: dict[str, list[str]] = {"count parts": [], "corpus files": [], "part files": []}
     for folder in _dead_attempt_folders(media / "runs"):
         if folder.stat().st_mtime < cutoff:
             shutil.rmtree(folder, ignore_errors=True)
             removed["count parts"].append(str(folder.relative_to(media)))
             _remove_if_empty(folder.parent)
+    for orphan in _corpus_files_without_a_row(media):
+        if orphan.stat().st_mtime < cutoff:
+            orphan.unlink(missing_ok=True)
+            removed["corpus files"].append(str(orphan.relative_to(media)))
     for part in media.rglob("*.part") if media.is_dir() else ():
         try:
             if part.is_file() and part.stat().st_mtime < cutoff:
@@ -50,6 +55,17 @@ def _dead_attempt_folders(runs: Path):
         attempt = folder.name.removeprefix("attempt-")
         if live.get(int(run.name)) != (int(attempt) if attempt.isdigit() else None):
             yield folder
+
+
+def _corpus_files_without_a_row(media: Path) -> list[Path]:
+    """Stored corpus files that no ``Corpus`` row holds (a crash between the move and the
+    INSERT)."""
+    folder = media / "corpora"
+    files = [p for p in folder.glob("*.txt") if p.is_file()] if folder.is_dir() else []
+    if not files:
+        return []
+    held = set(Corpus.objects.values_list("file", flat=True))
+    return [p for p in files if f"corpora/{p.name}" not in held]
 
 
 def _remove_if_empty(folder: Path) -> None:

@@ -43,12 +43,23 @@ def test_dead_attempts_and_stale_part_files_go_live_work_stays(corpus):
     assert sorted(removed["count parts"]) == sorted([
         f"runs/{live.pk}/attempt-1", f"runs/{done.pk}/attempt-1", "runs/999999/attempt-1"])
     assert removed["part files"] == ["corpora/incoming/tmpabc.part"]
-    assert kept.is_file() and fresh.is_file()
+    assert removed["corpus files"] == []  # the corpus's own file has its row
+    assert kept.is_file() and fresh.is_file() and corpus.path.is_file()
     assert not (Path(settings.MEDIA_ROOT) / "runs" / str(done.pk)).exists()
-    assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "part files": []}
+    assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "corpus files": [],
+                                                   "part files": []}
+
+
+def test_a_corpus_file_without_its_row_goes_once_old_enough(corpus):
+    orphan = make("corpora/" + "ab" * 32 + ".txt", 3600)
+    young = make("corpora/" + "cd" * 32 + ".txt", 10)
+    removed = sweep_leftovers(min_age_seconds=60)
+    assert removed["corpus files"] == ["corpora/" + "ab" * 32 + ".txt"]
+    assert not orphan.exists() and young.is_file() and corpus.path.is_file()
 
 
 def test_nothing_is_removed_before_it_is_old_enough(corpus):
     make("runs/999999/attempt-1/part-0.json", 10)
     make("exports/abc/hf/download/.tokenizer.json.x.part", 10)
-    assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "part files": []}
+    assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "corpus files": [],
+                                                   "part files": []}
