@@ -10,9 +10,8 @@ from tokenizers_app.bpe.pretokenize import (
     bmp_regex,
     iter_chunks,
     pattern_name,
-    special_regex,
-    split_special,
 )
+from tokenizers_app.bpe.special_tokens import special_regex, split_special
 
 SPECIALS = ["<|endoftext|>", "<|end|>", "<|e|>\n<|f|>"]
 
@@ -144,3 +143,16 @@ def test_check_sample_refuses_a_pattern_that_backtracks_without_end_or_skips_tex
         PreTokenizer(r"\w+").check_sample("a and b", "corpus 'c'")
     PreTokenizer(r"\w+|\s+|[^\w\s]+").check_sample(text, "corpus 'c'")
     PreTokenizer("gpt2").check_sample(text, "corpus 'c'")  # named patterns pass at once
+
+
+def test_a_custom_pattern_that_backtracks_without_end_fails_in_bounded_time(monkeypatch):
+    from tokenizers_app.bpe import pretokenize
+
+    monkeypatch.setattr(pretokenize, "MATCH_SECONDS", 0.2)
+    slow = PreTokenizer(r"(a|a)+$|[\s\S]")
+    text = "ok " + "a" * 40 + "b"
+    with pytest.raises(ValueError, match=r"took over 0.2 s to split 44 characters: it backtracks"):
+        slow.split(text)
+    with pytest.raises(ValueError, match="took over 0.2 s"):
+        list(slow.iter_split(text))
+    assert PreTokenizer(r"\w+|\s+|[^\w\s]+").split("ok a!") == ["ok", " ", "a", "!"]

@@ -22,7 +22,8 @@ import regex
 from .char_tokenizer import SPLITS, UNK, CharBPETokenizer, split_regex, word_symbols
 from .checks import is_int
 from .corpus import iter_documents, source_size
-from .pretokenize import check_special_tokens, iter_chunks, special_regex, split_special
+from .pretokenize import iter_chunks
+from .special_tokens import check_special_tokens, special_regex, split_special
 from .training import Progress, ShouldStop, Ticker
 from .training_loop import learn_merges
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import regex
 
 from .encoding_loop import merge_word, missing_keys
-from .pretokenize import (
+from .special_tokens import (
     check_allowed_special,
     check_special_tokens,
     special_regex,

@@ -24,13 +24,8 @@ from itertools import accumulate
 import regex
 
 from .corpus import StrictUtf8
-from .pretokenize import (
-    LINE_CUT,
-    PreTokenizer,
-    iter_chunks,
-    special_regex,
-    split_special,
-)
+from .pretokenize import LINE_CUT, PreTokenizer, iter_chunks
+from .special_tokens import special_regex, split_special
 
 RANGE_BYTES = 4 << 20
 MIN_RANGE_BYTES = 1 << 20

@@ -1,7 +1,8 @@
-"""Pre-tokenization: named split patterns, special-token splitting, safe chunking.
+"""Pre-tokenization: named split patterns and safe chunking.
 
 A *pattern* cuts text into pre-tokens; merges never cross a pre-token boundary. Special tokens are
-cut out before the pattern runs, longest match first at any position.
+cut out before the pattern runs, longest match first at any position (``special_tokens``). A
+custom pattern's matching is bounded in time: ``MATCH_SECONDS`` per text it splits.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import re
 from collections.abc import Iterable, Iterator
 
 import regex
+
+from .special_tokens import special_regex
 
 GPT2_PATTERN = (
     r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -38,6 +41,7 @@ _BMP_TEMPLATES = {
             r"""|[^{S}{L}{N}]++[\r\n]*| [^{S}{L}{N}]++[\r\n]*|[{S}]*[\r\n]|[{S}]+(?![^{S}])|[{S}]+""",
 }
 _ABOVE_BMP = re.compile("[\U00010000-\U0010ffff]")
+MATCH_SECONDS = 60.0  # the most a custom pattern may take over one text (regex's timeout)
 
 # A cut after a lone "\n" between two non-space characters is a pre-token boundary for both named
 # patterns, whatever follows: see `iter_chunks` and tests/bpe/test_pretokenize.py.
@@ -104,7 +108,7 @@ class PreTokenizer:
             return [text]
         if not self.checked:
             return self._matcher(text).findall(text)
-        pretokens = [m.group() for m in self.regex.finditer(text) if m.end() > m.start()]
+        pretokens = [m.group() for m in self._custom_matches(text) if m.end() > m.start()]
         if sum(map(len, pretokens)) != len(text):
             raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
         return pretokens
@@ -115,7 +119,8 @@ class PreTokenizer:
             yield self.split(text)
             return
         pretokens, end = [], 0
-        for match in self._matcher(text).finditer(text):
+        matches = self._custom_matches(text) if self.checked else self._matcher(text).finditer(text)
+        for match in matches:
             if self.checked and match.start() != end:
                 raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
             end = match.end()
@@ -127,6 +132,15 @@ class PreTokenizer:
         if self.checked and end != len(text):
             raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
         yield pretokens
+
+    def _custom_matches(self, text: str):
+        """A custom pattern's matches over ``text``, bounded by ``MATCH_SECONDS`` in all."""
+        try:
+            yield from self.regex.finditer(text, timeout=MATCH_SECONDS)
+        except TimeoutError:
+            raise ValueError(f"pattern {self.pattern!r} took over {MATCH_SECONDS:g} s to split "
+                             f"{len(text):,} characters: it backtracks without end on this "
+                             f"text; simplify it (no nested or overlapping repetitions)") from None
 
     def check_sample(self, text: str, where: str, seconds: float = 2.0) -> None:
         """Raise ValueError, naming ``where``, when a custom pattern takes over ``seconds`` to
@@ -183,80 +197,6 @@ def _class_body(chars: list[str]) -> str:
             spans.append([code, code])
     return "".join(re.escape(chr(low)) if low == high else
                    f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in spans)
-
-
-def check_special_tokens(special_tokens: Iterable[str]) -> list[str]:
-    """Validate a list of special tokens: non-empty strings, no duplicates."""
-    tokens = list(special_tokens or [])
-    seen = set()
-    for token in tokens:
-        if not isinstance(token, str) or token == "":
-            raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
-        if "\x00" in token:
-            raise ValueError(f"special token {token!r} holds a NUL character")
-        if token in seen:
-            raise ValueError(f"special token {token!r} is listed twice")
-        seen.add(token)
-    return tokens
-
-
-def allowed_special_tokens(special_tokens: list[str], allowed_special) -> list[str]:
-    """The special tokens that ``allowed_special`` (a set, or ``"all"``) allows, in list order:
-    ``allowed_special_tokens(["<a>", "<b>"], {"<b>", "<c>"}) -> ["<b>"]``."""
-    if allowed_special == "all":
-        return list(special_tokens)
-    allowed = set(allowed_special)
-    return [t for t in special_tokens if t in allowed]
-
-
-def check_allowed_special(special_tokens: list[str], allowed_special, disallowed_special,
-                          text: str) -> list[str]:
-    """The allowed special tokens; raises ``ValueError`` when ``text`` holds a disallowed one
-    (``disallowed_special="all"``: every one not allowed), as tiktoken does.
-
-    ``check_allowed_special(["<s>"], set(), (), "a<s>") -> []`` (``"<s>"`` is plain text);
-    ``check_allowed_special(["<s>"], set(), "all", "a<s>")`` raises ``ValueError``.
-    """
-    allowed = allowed_special_tokens(special_tokens, allowed_special)
-    if disallowed_special == "all":
-        disallowed = [t for t in special_tokens if t not in allowed]
-    else:
-        disallowed = list(disallowed_special)
-    found = special_regex(disallowed).search(text) if disallowed else None
-    if found:
-        raise ValueError(
-            f"text holds the special token {found.group()!r}, which is not allowed; pass "
-            f"allowed_special={{{found.group()!r}}} to encode it as a special token, or "
-            f"disallowed_special=() to encode it as plain text")
-    return allowed
-
-
-def special_regex(special_tokens: Iterable[str]) -> regex.Pattern | None:
-    """A regex matching any special token, the longest one first at a given position."""
-    tokens = sorted(set(special_tokens), key=lambda t: (-len(t), t))
-    if not tokens:
-        return None
-    return regex.compile("|".join(regex.escape(t) for t in tokens))
-
-
-def split_special(text: str, special: regex.Pattern | None) -> Iterator[tuple[str, bool]]:
-    """Yield ``(segment, is_special)`` in order; empty text pretokens are skipped.
-
-    ``split_special("a<|e|>b", special_regex(["<|e|>"])) -> ("a", False), ("<|e|>", True),
-    ("b", False)``
-    """
-    if special is None:
-        if text:
-            yield text, False
-        return
-    start = 0
-    for match in special.finditer(text):
-        if match.start() > start:
-            yield text[start:match.start()], False
-        yield match.group(), True
-        start = match.end()
-    if start < len(text):
-        yield text[start:], False
 
 
 def iter_chunks(

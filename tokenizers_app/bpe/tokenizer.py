@@ -16,12 +16,11 @@ from operator import iadd
 from .batch import encode_chunks
 from .counting import default_workers
 from .encoding_loop import SHIFT, MergeTable, missing_keys
-from .pretokenize import (
-    PreTokenizer,
+from .pretokenize import PreTokenizer, iter_chunks
+from .special_tokens import (
     allowed_special_tokens,
     check_allowed_special,
     check_special_tokens,
-    iter_chunks,
     special_regex,
     split_special,
 )

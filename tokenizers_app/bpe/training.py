@@ -21,7 +21,8 @@ from .counting import (
     is_large_file,
     summed,
 )
-from .pretokenize import PreTokenizer, check_special_tokens, iter_chunks
+from .pretokenize import PreTokenizer, iter_chunks
+from .special_tokens import check_special_tokens
 from .tokenizer import Tokenizer
 from .training_loop import learn_merges
 

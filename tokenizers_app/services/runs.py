@@ -13,7 +13,8 @@ from django.utils import timezone
 from .. import tasks
 from ..bpe import train_bpe
 from ..bpe.checks import is_int
-from ..bpe.pretokenize import PreTokenizer, check_special_tokens
+from ..bpe.pretokenize import PreTokenizer
+from ..bpe.special_tokens import check_special_tokens
 from ..bpe.training import check_sweep
 from ..models import Corpus, Tokenizer, TrainingRun, check_name
 from .attempts import RunReporter, recording_outcome, save_training_result

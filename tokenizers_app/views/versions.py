@@ -10,8 +10,8 @@ from django.shortcuts import get_object_or_404, render
 
 from ..bpe.formats import FORMATS
 from ..bpe.inspection import merge_tree
-from ..models import MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..downloads import artifact_response
+from ..models import MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.versions import render_download
 from .access import readable
 

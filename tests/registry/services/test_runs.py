@@ -154,6 +154,16 @@ def test_a_run_that_fails_records_an_actionable_error_and_no_version():
     assert not TokenizerVersion.objects.exists() and not MergeRule.objects.exists()
 
 
+def test_a_pattern_that_turns_slow_past_the_sample_fails_the_run_in_bounded_time(monkeypatch):
+    from tokenizers_app.bpe import pretokenize
+
+    monkeypatch.setattr(pretokenize, "MATCH_SECONDS", 0.5)
+    late = import_text("plain words\n" * 6_000 + "a" * 40 + "b\n", "late-trap")
+    run = train(late, pattern=r"(a|a)+$|[\s\S]")  # fast on the first 64 KB checked at start
+    assert run.status == Status.FAILED and not TokenizerVersion.objects.exists()
+    assert "took over 0.5 s to split" in run.error and "backtracks without end" in run.error
+
+
 def test_a_pre_token_over_the_limit_fails_the_run_in_words(settings):
     settings.MAX_PRETOKEN_BYTES = 1000
     one_line = import_text("ab" * 600 + "\n", "one-line")
