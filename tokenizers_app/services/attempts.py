@@ -8,6 +8,8 @@ import logging
 import time
 from contextlib import contextmanager
 
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -89,6 +91,10 @@ def recording_outcome(run: TrainingRun):
         log.warning("%s", exc)
     except ValueError as exc:
         run.finish(Status.FAILED, error=str(exc))
+    except SoftTimeLimitExceeded:
+        run.finish(Status.FAILED, error=f"the run took longer than the limit of "
+                                        f"{settings.TASK_TIME_LIMIT_SECONDS} s for one task "
+                                        f"(TASK_TIME_LIMIT_SECONDS) and was stopped")
     except Exception as exc:
         log.exception("run %s failed", run.pk)
         run.finish(Status.FAILED, error=f"unexpected error in the worker: {type(exc).__name__}: "

@@ -297,3 +297,19 @@ def test_the_reaper_sends_a_queued_run_again_when_its_task_seems_lost(
     with django_capture_on_commit_callbacks() as callbacks:
         assert reap_runs(stale_seconds=60)["resent"] == [run.pk]
     assert len(callbacks) == 1
+
+
+def test_a_run_stopped_by_the_task_time_limit_fails_saying_so(corpus, settings, monkeypatch):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from tokenizers_app.services import runs
+
+    def runaway(*args, **kwargs):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(runs, "train_bpe", runaway)
+    settings.TASK_TIME_LIMIT_SECONDS = 3600
+    run = train(corpus)
+    assert run.status == Status.FAILED and not TokenizerVersion.objects.exists()
+    assert run.error == ("the run took longer than the limit of 3600 s for one task "
+                         "(TASK_TIME_LIMIT_SECONDS) and was stopped")
