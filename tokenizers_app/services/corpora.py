@@ -89,12 +89,20 @@ class CorpusStager:
         self.decoder = StrictUtf8("the corpus",
                                   hint="; convert the file to UTF-8 and import it again")
         self.digest, self.stats, self.size = hashlib.sha256(), CorpusStats(), 0
+        self.has_text = False
 
     def write(self, data: bytes) -> None:
         cap = settings.CORPUS_MAX_BYTES
         if self.size + len(data) > cap:
             raise ValueError(f"the corpus is larger than the limit of {cap} bytes (setting "
                              f"CORPUS_MAX_BYTES): split it, or raise the limit")
+        if self.size == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise ValueError("the corpus is UTF-16 (it starts with a UTF-16 byte-order mark), "
+                             "not UTF-8: convert it to UTF-8 and import it again")
+        if (nul := data.find(b"\x00")) >= 0:
+            raise ValueError(f"the corpus holds a NUL byte at byte offset {self.size + nul}: it "
+                             f"looks like a binary file, not text")
+        self.has_text = self.has_text or bool(data.strip())
         self.stats.add(self.decoder.decode(data))
         self.digest.update(data)
         self.out.write(data)
@@ -105,6 +113,8 @@ class CorpusStager:
         self.out.close()
         if self.size == 0:
             raise ValueError("the corpus is empty: the file holds no bytes")
+        if not self.has_text:
+            raise ValueError("the corpus holds only whitespace: there is no text to train on")
         return StagedCorpus(self.path, self.digest.hexdigest(), self.size, **self.stats.summary())
 
     def discard(self) -> None:
@@ -125,7 +135,8 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
         try:
             with transaction.atomic():
                 return Corpus.objects.create(
-                    name=name, original_filename=original_filename[:255], file=stored,
+                    name=name, original_filename=_plain_file_name(original_filename),
+                    file=stored,
                     sha256=staged.sha256, size_bytes=staged.size_bytes,
                     line_count=staged.line_count, char_count=staged.char_count,
                     scripts=staged.scripts, is_evaluation=is_evaluation, uploaded_by=uploaded_by)
@@ -152,3 +163,10 @@ def _remove_unless_registered(target: Path, sha256: str) -> None:
         return
     if not registered:
         target.unlink(missing_ok=True)
+
+
+def _plain_file_name(name: str) -> str:
+    """The uploaded file's own name, for display only: no folders (``../``), no control
+    characters, at most 255 characters. (The stored file's name is the sha256.)"""
+    name = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return "".join(c for c in name if c.isprintable())[:255]

@@ -49,7 +49,7 @@ def test_import_corpus_stores_the_bytes_under_a_content_name_with_hash_and_count
     assert (corpus.size_bytes, corpus.line_count, corpus.char_count) == (
         len(text.encode()), 3, len(text))
     assert set(corpus.scripts) == {"Latin", "Greek"}
-    assert corpus.original_filename == "../../etc/passwd"
+    assert corpus.original_filename == "passwd"  # its own name only, for display
     assert media_files("corpora", "incoming") == []
 
 
@@ -116,3 +116,27 @@ def test_a_corpus_name_that_is_not_valid_is_refused(name):
     with pytest.raises(ValueError, match="name .* is not valid"):
         import_text("text", name)
     assert not Corpus.objects.exists()
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ("utf-16 text\n".encode("utf-16"), "the corpus is UTF-16 .* convert it to UTF-8"),
+    (b"text\x00more\n", "a NUL byte at byte offset 4: it looks like a binary file"),
+    (b"ok\n" * 500_000 + b"\x00", "a NUL byte at byte offset 1500000"),
+    (b" \n\t\r\n   \n", "the corpus holds only whitespace"),
+])
+def test_text_that_is_not_a_corpus_is_refused_in_words_and_leaves_nothing(data, message):
+    with pytest.raises(ValueError, match=message):
+        import_corpus(stream=TrickleStream(data, step=1 << 20), name="bad")
+    assert not Corpus.objects.exists()
+    assert media_files() == []
+
+
+@pytest.mark.parametrize(("given", "kept"), [
+    ("../../etc/passwd", "passwd"), ("C:\\Users\\me\\web.txt", "web.txt"),
+    ("we\x1bb\r\n.txt", "web.txt"), ("x" * 300 + ".txt", "x" * 255),
+])
+def test_the_uploaded_file_name_is_kept_plain(given, kept):
+    corpus = import_corpus(stream=io.BytesIO(b"some text\n"), name="named",
+                           original_filename=given)
+    assert corpus.original_filename == kept
+    assert corpus.path.name == f"{corpus.sha256}.txt"

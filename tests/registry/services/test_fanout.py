@@ -99,7 +99,7 @@ def test_a_count_task_delivered_twice_counts_its_part_once(settings, corpus,
 def test_counting_in_parts_equals_counting_in_one_process(settings, fragments, pattern):
     settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 0, 7
     text = "".join(fragments)
-    corpus = Corpus.objects.filter(name="h").first() or import_text(text, "h")
+    corpus = Corpus.objects.filter(name="h").first() or import_text("seed text\n", "h")
     corpus.path.write_text(text, encoding="utf-8")  # reuse one row: the text differs each time
     Corpus.objects.filter(pk=corpus.pk).update(size_bytes=len(text.encode()))
     run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300,
