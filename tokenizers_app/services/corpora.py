@@ -96,9 +96,8 @@ class CorpusStager:
         if self.size + len(data) > cap:
             raise ValueError(f"the corpus is larger than the limit of {cap} bytes (setting "
                              f"CORPUS_MAX_BYTES): split it, or raise the limit")
-        if self.size == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            raise ValueError("the corpus is UTF-16 (it starts with a UTF-16 byte-order mark), "
-                             "not UTF-8: convert it to UTF-8 and import it again")
+        if self.size == 0:
+            self._check_start(data)
         if (nul := data.find(b"\x00")) >= 0:
             raise ValueError(f"the corpus holds a NUL byte at byte offset {self.size + nul}: it "
                              f"looks like a binary file, not text")
@@ -107,6 +106,16 @@ class CorpusStager:
         self.digest.update(data)
         self.out.write(data)
         self.size += len(data)
+
+    @staticmethod
+    def _check_start(data: bytes) -> None:
+        """Refuse what is recognisably not UTF-8 text from its first bytes, saying what it is."""
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise ValueError("the corpus is UTF-16 (it starts with a UTF-16 byte-order mark), "
+                             "not UTF-8: convert it to UTF-8 and import it again")
+        if data[:2] == b"\x1f\x8b" or data[:4] == b"PK\x03\x04":
+            raise ValueError("the corpus is a compressed file (gzip or zip), which is not "
+                             "taken: upload the text itself")
 
     def finish(self) -> StagedCorpus:
         self.decoder.decode(b"", final=True)
