@@ -90,8 +90,12 @@ def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
     if not pretokenizer.checked:
         return
     for corpus in corpora:
-        with corpus.file.open("rb") as stream:
-            sample = stream.read(PATTERN_SAMPLE_BYTES).decode("utf-8", "ignore")
+        try:
+            with open(corpus.path, "rb") as stream:
+                sample = stream.read(PATTERN_SAMPLE_BYTES).decode("utf-8", "ignore")
+        except OSError as exc:
+            raise ValueError(f"the file of corpus {corpus.name!r} cannot be read "
+                             f"({exc.strerror}); run manage.py verify") from None
         pretokenizer.check_sample(sample, f"corpus {corpus.name!r}")
 
 
