@@ -11,7 +11,8 @@ RUN pip install . gunicorn
 
 ENV DEBUG=0 STATIC_ROOT=/app/static MEDIA_ROOT=/data/media REGISTRY_VAR_DIR=/data/var
 RUN mkdir -p /data/media /data/var \
-    && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput --verbosity 0 \
+    && SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+       python manage.py collectstatic --noinput --verbosity 0 \
     && useradd --create-home registry \
     && chown -R registry:registry /data
 USER registry

@@ -7,6 +7,12 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "registry.settings")
+    if "DEBUG" not in os.environ and "SECRET_KEY" not in os.environ:
+        # a machine with no environment (the README's two commands): development, DEBUG on.
+        # Deployments set SECRET_KEY (and DEBUG=0); gunicorn and Celery never ask for DEBUG.
+        os.environ["DEBUG"] = "1"
+    if sys.argv[1:2] == ["start"]:
+        os.environ.setdefault("HTTPS", "0")  # `start` serves plain http on this machine
     from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 

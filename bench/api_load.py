@@ -31,6 +31,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import secrets
 import shutil
 import socket
 import statistics
@@ -187,7 +188,9 @@ def main() -> None:
         options.tokenizer = str(fixtures / "gpt2")
     folder = Path(tempfile.mkdtemp(prefix="bench-api-"))
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "registry.settings", "DEBUG": "0",
-                   "SECRET_KEY": "bench-only-" + os.urandom(16).hex(),
+                   "SECRET_KEY": secrets.token_urlsafe(50), "HTTPS": "0",  # plain loopback
+                   # the server's own speed is measured, not the throttle's limits
+                   "THROTTLE_ENCODE": "1000000/second", "THROTTLE_WRITES": "1000000/second",
                    "DATABASE_URL": f"sqlite:///{folder / 'registry.sqlite3'}",
                    "REGISTRY_VAR_DIR": str(folder), "MEDIA_ROOT": str(folder / "media"),
                    "ALLOWED_HOSTS": "127.0.0.1", "PYTHONPATH": str(REPO)}

@@ -25,6 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "registry.settings")
+os.environ.setdefault("DEBUG", "1")  # as manage.py on a machine with no environment
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="bench-pages-media-"))
 
 import django  # noqa: E402

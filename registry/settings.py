@@ -9,6 +9,7 @@ Importing this module creates no folder (``registry.local_dirs`` does, at start-
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -34,17 +35,42 @@ def env_int(name: str, default: int) -> int:
         raise ValueError(f"environment variable {name} must be an integer, got {value!r}") from None
 
 
-DEBUG = env_bool("DEBUG", True)
+# DEBUG is off unless asked for (DEBUG=1). manage.py asks for it on a machine with no
+# environment (the README's two commands); gunicorn and Celery started on their own never do.
+DEBUG = env_bool("DEBUG", False)
+DEVELOPMENT_KEY = "insecure-local-development-key-set-SECRET_KEY"
+# Keys anyone can read (in this repository, in Django's template, in examples): never in production.
+KNOWN_KEYS = {DEVELOPMENT_KEY, "change-me", "changeme", "secret", "collectstatic-only"}
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
+if not DEBUG:
+    if not SECRET_KEY:
         raise ImproperlyConfigured(
             "SECRET_KEY is not set: with DEBUG off the registry needs a secret key of its own; "
             "set SECRET_KEY to a long random string, e.g. the output of python3 -c 'import "
             "secrets; print(secrets.token_urlsafe(50))'")
-    SECRET_KEY = "insecure-local-development-key-set-SECRET_KEY"  # DEBUG only
+    if (SECRET_KEY in KNOWN_KEYS or SECRET_KEY.startswith("django-insecure-")
+            or len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is a known, short or simple key: with DEBUG off set it to a long random "
+            "string of this deployment's own (50 characters or more), e.g. the output of "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'")
+elif not SECRET_KEY:
+    SECRET_KEY = DEVELOPMENT_KEY  # DEBUG only
 ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+# HTTPS only, unless DEBUG or HTTPS=0 (a stack served on plain http://localhost, like the compose
+# file's): then cookies travel only over TLS and browsers are told to use nothing else (HSTS).
+# Behind a proxy that ends TLS, TRUST_X_FORWARDED_PROTO=1 takes its X-Forwarded-Proto header.
+HTTPS = env_bool("HTTPS", not DEBUG)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 365 * 24 * 3600) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = HTTPS
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -63,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "tokenizers_app.guards.RequestGuardsMiddleware",
+    "tokenizers_app.throttle.ThrottleMiddleware",  # before an upload's body is read
     "tokenizers_app.uploads.CorpusUploadMiddleware",  # before CSRF reads an upload's body
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -136,13 +163,39 @@ WHITENOISE_AUTOREFRESH = DEBUG
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG
-                    else "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+                    else "registry.static_files.StaticFilesStorage"},
 }
 
 # Corpus files, cached downloads and partial counts live here; workers must see the same folder.
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "media/"
 
+
+# -- cache: throttling counts here, so it is shared by every web process -------------------------
+# Redis when CACHE_URL names one, or the next database of a Redis CELERY_BROKER_URL (db 0 -> 1);
+# otherwise files under var/cache/ (shared by the processes of one machine).
+
+def cache_url_beside(broker_url: str) -> str:
+    if not broker_url.startswith(("redis://", "rediss://")):
+        return ""
+    parts = urlsplit(broker_url)
+    db = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(db + 1) % 16}"))
+
+
+CACHE_URL = os.environ.get("CACHE_URL") or cache_url_beside(
+    os.environ.get("CELERY_BROKER_URL", ""))
+CACHES = {"default": {
+    "BACKEND": "django.core.cache.backends.redis.RedisCache" if CACHE_URL
+    else "django.core.cache.backends.filebased.FileBasedCache",
+    "LOCATION": CACHE_URL or str(VAR_DIR / "cache"),
+    "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "registry"),
+}}
+# Requests per client address and period (N/second, N/minute, N/hour): writes (POST, PUT, ...),
+# uploads (corpora, tokenizer files) and encoding (API and playground). Over it: 429.
+THROTTLE_WRITES = os.environ.get("THROTTLE_WRITES", "120/minute")
+THROTTLE_UPLOADS = os.environ.get("THROTTLE_UPLOADS", "30/hour")
+THROTTLE_ENCODE = os.environ.get("THROTTLE_ENCODE", "600/minute")
 
 # -- the registry's own limits ---------------------------------------------------------------------
 

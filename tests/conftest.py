@@ -17,13 +17,18 @@ from urllib.parse import quote
 import pytest
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "registry.settings")
+os.environ.setdefault("DEBUG", "1")  # as manage.py on a machine with no environment
+SESSION = f"registry-test-{os.getpid()}"
+# this session's own throttle counts, with rates no test reaches unless it lowers them
+os.environ.setdefault("CACHE_KEY_PREFIX", SESSION)
+for scope in ("WRITES", "UPLOADS", "ENCODE"):
+    os.environ.setdefault(f"THROTTLE_{scope}", "100000/minute")
 
 from django.conf import settings  # noqa: E402
 
 settings.INSTALLED_APPS  # load the settings now, so that pytest-django sets Django up  # noqa: B018
 
 REPO = Path(__file__).resolve().parent.parent
-SESSION = f"registry-test-{os.getpid()}"
 
 
 @pytest.fixture(scope="session")

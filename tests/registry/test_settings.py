@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 SHOW = """
@@ -86,3 +88,52 @@ def test_database_url_selects_postgres_and_broker_url_selects_redis(tmp_path):
 def test_a_number_setting_that_is_not_a_number_names_the_variable(tmp_path):
     shown = load_settings(tmp_path, FANOUT_MIN_BYTES="64MB")
     assert "FANOUT_MIN_BYTES must be an integer, got '64MB'" in shown
+
+
+def run_manage(tmp_path, *args, **env):
+    clean = {k: v for k, v in os.environ.items() if k not in (*NAMES, "SECRET_KEY", "DEBUG")}
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, capture_output=True,
+                          text=True, env={**clean, "REGISTRY_VAR_DIR": str(tmp_path), **env})
+
+
+GOOD_KEY = "k3y-of-this-deployment-" + "Qx7_" * 10
+
+
+def test_debug_is_off_unless_asked_for_and_manage_py_asks_on_a_bare_machine(tmp_path):
+    show = ["shell", "--no-imports", "-c",
+            "from django.conf import settings; print(settings.DEBUG)"]
+    assert run_manage(tmp_path, *show).stdout.strip() == "True"  # no environment at all
+    assert run_manage(tmp_path, *show, SECRET_KEY=GOOD_KEY).stdout.strip() == "False"
+    assert run_manage(tmp_path, *show, DEBUG="0", SECRET_KEY=GOOD_KEY).stdout.strip() == "False"
+    clean = {k: v for k, v in os.environ.items() if k not in (*NAMES, "SECRET_KEY", "DEBUG")}
+    wsgi = subprocess.run([sys.executable, "-c", "import registry.wsgi"], cwd=REPO, text=True,
+                          capture_output=True, env={**clean, "REGISTRY_VAR_DIR": str(tmp_path)})
+    assert "SECRET_KEY is not set" in wsgi.stderr  # gunicorn's entry never turns DEBUG on
+
+
+@pytest.mark.parametrize("key", ["change-me", "insecure-local-development-key-set-SECRET_KEY",
+                                 "django-insecure-" + "abcdefgh" * 8, "short-but-random-Q7x",
+                                 "a" * 80])
+def test_with_debug_off_a_known_short_or_simple_key_is_refused(tmp_path, key):
+    result = run_manage(tmp_path, "check", DEBUG="0", SECRET_KEY=key)
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: SECRET_KEY is a known, short or simple key")
+    assert "Traceback" not in result.stderr
+
+
+def test_production_settings_pass_the_deploy_checks_at_warning_level(tmp_path):
+    result = run_manage(tmp_path, "check", "--deploy", "--fail-level", "WARNING",
+                        DEBUG="0", SECRET_KEY=GOOD_KEY)
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_the_cache_is_redis_beside_a_redis_broker_and_files_on_one_machine(tmp_path):
+    show = ["shell", "--no-imports", "-c",
+            "from django.conf import settings; c = settings.CACHES['default']; "
+            "print(c['BACKEND'].rsplit('.', 1)[1], c['LOCATION'])"]
+    redis = run_manage(tmp_path, *show, CELERY_BROKER_URL="redis://cache.example:6379/2",
+                       DATABASE_URL="postgres://u:p@db.example:5433/registry")
+    assert redis.stdout.split() == ["RedisCache", "redis://cache.example:6379/3"]
+    files = run_manage(tmp_path, *show)
+    assert files.stdout.split() == ["FileBasedCache", str(tmp_path / "cache")]

@@ -38,6 +38,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, addrport, no_demo, no_worker, concurrency, **options):
         call_command("migrate", interactive=False, verbosity=0)
+        if not settings.DEBUG:  # whitenoise then serves the collected, hashed files
+            call_command("collectstatic", interactive=False, verbosity=0)
         if not no_demo and not Corpus.objects.exists():
             self.load_demo()
         worker = None if no_worker else self.start_worker(concurrency)

@@ -1,0 +1,108 @@
+"""Throttling per client address in the shared cache: writes, uploads and encoding over their
+rate get 429 with Retry-After before any view runs or any upload body is read."""
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tokenizers_app.throttle import parse_rate, scope_of
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def address():
+    """An address of this test's own, so no other test's count is in its window."""
+    return f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
+
+
+@pytest.mark.parametrize(("rate", "parsed"), [("120/minute", (120, 60)), ("5/second", (5, 1)),
+                                              ("30/hour", (30, 3600)), ("2/days", (2, 86400))])
+def test_a_rate_reads_count_and_period(rate, parsed):
+    assert parse_rate(rate) == parsed
+
+
+@pytest.mark.parametrize("rate", ["120", "x/minute", "5/fortnight"])
+def test_a_rate_that_does_not_read_names_the_form(rate):
+    with pytest.raises(ValueError, match="N/second, N/minute, N/hour or N/day"):
+        parse_rate(rate)
+
+
+@pytest.mark.parametrize(("method", "path", "query", "scope"), [
+    ("POST", "/corpora/upload/", "", "uploads"),
+    ("POST", "/api/corpora", "", "uploads"),
+    ("POST", "/api/tokenizers/gpt2/import", "", "uploads"),
+    ("POST", "/api/tokenizers/gpt2/versions/3/encode", "", "encode"),
+    ("GET", "/playground/", "text=hello", "encode"),
+    ("GET", "/playground/", "", None),
+    ("POST", "/runs/new/", "", "writes"),
+    ("PUT", "/api/tokenizers/gpt2/aliases/production", "", "writes"),
+    ("POST", "/accounts/login/", "", "writes"),
+    ("GET", "/api/tokenizers", "", None),
+])
+def test_each_request_counts_against_the_rate_of_what_it_does(rf, method, path, query, scope):
+    request = rf.generic(method, f"{path}?{query}" if query else path)
+    assert scope_of(request) == scope
+
+
+def test_writes_over_the_rate_get_429_with_retry_after(client, settings, address):
+    settings.THROTTLE_WRITES = "2/minute"
+    answers = [client.post("/api/runs", "{}", content_type="application/json",
+                           REMOTE_ADDR=address) for _ in range(3)]
+    assert [a.status_code for a in answers[:2]] == [401, 401]
+    assert answers[2].status_code == 429
+    assert 1 <= int(answers[2]["Retry-After"]) <= 60
+    assert "the limit is 2/minute, setting THROTTLE_WRITES" in answers[2].json()["detail"]
+    other = client.post("/api/runs", "{}", content_type="application/json",
+                        REMOTE_ADDR=address + "1")
+    assert other.status_code == 401  # another address has its own count
+
+
+def test_an_upload_over_the_rate_is_refused_before_its_body_is_read(client, settings, address):
+    settings.THROTTLE_UPLOADS = "1/hour"
+    client.post("/corpora/upload/", {}, REMOTE_ADDR=address)
+    huge = client.post("/corpora/upload/", b"", content_type="multipart/form-data; boundary=x",
+                       CONTENT_LENGTH=str(10 * settings.CORPUS_MAX_BYTES), REMOTE_ADDR=address)
+    assert huge.status_code == 429  # not 413: the size was never looked at
+    assert huge["Content-Type"].startswith("text/plain")
+    assert "too many uploads from this address" in huge.content.decode()
+
+
+@pytest.mark.django_db
+def test_encoding_over_the_rate_gets_429_on_the_playground(client, settings, address):
+    settings.THROTTLE_ENCODE = "1/minute"
+    assert client.get("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 200
+    assert client.get("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 429
+    assert client.get("/playground/", REMOTE_ADDR=address).status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_count_is_shared_by_every_process_through_the_cache(settings, address):
+    """A second Python process (as a second gunicorn worker is) sees this process's count."""
+    from tokenizers_app.throttle import seconds_to_wait
+
+    settings.THROTTLE_WRITES = "2/hour"
+    assert seconds_to_wait("writes", address) == 0
+    assert seconds_to_wait("writes", address) == 0
+    other = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup(); "
+         "from tokenizers_app.throttle import seconds_to_wait; "
+         f"print(seconds_to_wait('writes', {address!r}))"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "THROTTLE_WRITES": "2/hour"})
+    assert other.returncode == 0, other.stderr
+    assert int(other.stdout) > 0
+
+
+def test_a_cache_that_does_not_answer_lets_requests_pass(client, settings, address, caplog):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:1/0"}}
+    settings.THROTTLE_WRITES = "1/minute"
+    for _ in range(3):
+        assert client.post("/api/runs", "{}", content_type="application/json",
+                           REMOTE_ADDR=address).status_code == 401
+    assert "throttling skipped: the cache does not answer" in caplog.text

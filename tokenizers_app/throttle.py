@@ -1,0 +1,92 @@
+"""Throttling per client address, counted in the shared cache (Redis in production, so the
+count holds across web processes and machines): ``THROTTLE_WRITES`` for writes (POST, PUT,
+PATCH, DELETE), ``THROTTLE_UPLOADS`` for corpus and tokenizer uploads, ``THROTTLE_ENCODE`` for
+encoding (the API's encode and the playground). Over the rate a request is answered 429 with
+``Retry-After`` before any view runs or any upload body is read.
+
+Each rate is a fixed window: ``N/minute`` allows N requests in each clock minute. When the
+cache does not answer, requests pass (and the log says so): throttling never takes the
+registry down with it.
+"""
+
+import logging
+import re
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpResponse, JsonResponse
+
+log = logging.getLogger(__name__)
+
+PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+UPLOADS = re.compile(r"^/(corpora/upload/|api/corpora|api/tokenizers/[^/]+/import)$")
+ENCODE = re.compile(r"^/api/tokenizers/[^/]+/versions/[^/]+/encode$")
+SAFE = ("GET", "HEAD", "OPTIONS", "TRACE")
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """``"120/minute"`` -> ``(120, 60)``."""
+    count, _, period = rate.partition("/")
+    try:
+        return int(count), PERIODS[period.strip().lower().rstrip("s")]
+    except (KeyError, ValueError):
+        raise ValueError(f"a throttle rate reads N/second, N/minute, N/hour or N/day, "
+                         f"got {rate!r}") from None
+
+
+def scope_of(request) -> str | None:
+    """Which rate a request counts against, or None."""
+    path = request.path
+    if request.method == "POST" and UPLOADS.match(path):
+        return "uploads"
+    if (request.method == "POST" and ENCODE.match(path)) or (
+            path == "/playground/" and request.GET.get("text")):
+        return "encode"
+    if request.method not in SAFE:
+        return "writes"
+    return None
+
+
+def seconds_to_wait(scope: str, client: str) -> int:
+    """0 when the request may go on; else the seconds until the window ends."""
+    limit, period = parse_rate(getattr(settings, f"THROTTLE_{scope.upper()}"))
+    now = time.time()
+    key = f"throttle:{scope}:{client}:{int(now // period)}"
+    try:
+        cache.add(key, 0, timeout=period + 1)
+        count = cache.incr(key)
+    except ValueError:  # the window ended between add and incr: a new one begins
+        cache.add(key, 1, timeout=period + 1)
+        return 0
+    except Exception as error:  # noqa: BLE001 - a cache that does not answer lets requests pass
+        log.warning("throttling skipped: the cache does not answer (%s)", type(error).__name__)
+        return 0
+    if count <= limit:
+        return 0
+    return max(1, int(period - now % period))
+
+
+class ThrottleMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        scope = scope_of(request)
+        if scope is not None:
+            wait = seconds_to_wait(scope, request.META.get("REMOTE_ADDR", ""))
+            if wait:
+                return too_many(request, scope, wait)
+        return self.get_response(request)
+
+
+def too_many(request, scope: str, wait: int):
+    rate = getattr(settings, f"THROTTLE_{scope.upper()}")
+    message = (f"too many {scope} from this address (the limit is {rate}, setting "
+               f"THROTTLE_{scope.upper()}): try again in {wait} s")
+    if request.path.startswith("/api/"):
+        response = JsonResponse({"detail": message}, status=429)
+    else:
+        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(wait)
+    return response
