@@ -1,11 +1,13 @@
 """Requests refused before any view runs: a NUL byte in the address (no name in the registry
 holds one, and Postgres cannot even compare text that does) is a 400 with the reason. And a
-damaged version met by any page (its rows no longer give its digest) is a 409 saying so."""
+damaged version met by any page (its rows no longer give its digest) is a 409 saying so, and a
+full disk a 507."""
 
 from urllib.parse import unquote
 
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 
+from .bpe.atomic_files import is_disk_full
 from .models import DamagedVersion
 
 
@@ -24,5 +26,9 @@ class RequestGuardsMiddleware:
     def process_exception(self, request, exception):
         if isinstance(exception, DamagedVersion):
             return HttpResponse(str(exception), status=409,
+                                content_type="text/plain; charset=utf-8")
+        if is_disk_full(exception):
+            return HttpResponse("the server's disk is full: nothing was written; try again once "
+                                "space is freed", status=507,
                                 content_type="text/plain; charset=utf-8")
         return None

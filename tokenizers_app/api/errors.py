@@ -1,10 +1,13 @@
 """One place that turns the workflows' errors into HTTP answers a person can act on:
-``{"detail": "..."}`` with 400, 403, 404, 409 or 413."""
+``{"detail": "..."}`` with 400, 403, 404, 409, 413, or 507 when the server's disk is full."""
 
 from django.core.exceptions import PermissionDenied
 from django.db import DataError
 from django.http import Http404
 from ninja import Schema
+
+from ..bpe.atomic_files import is_disk_full
+from ..services.corpora import NoRoom
 
 NOT_FOUND = ("no tokenizer named", "no corpus named", "no training run")
 NOT_FOUND_INSIDE = (" has no version ", " has no alias ", " has no ready version")
@@ -34,6 +37,8 @@ def status_of(error: Exception) -> int:
         return 404
     if isinstance(error, TooLarge):
         return 413
+    if isinstance(error, NoRoom):
+        return 507
     if message.startswith(CONFLICT):
         return 409
     return 400
@@ -43,9 +48,19 @@ def install(api) -> None:
     for kind in (ValueError, PermissionDenied, Http404, TooLarge):
         api.add_exception_handler(kind, lambda request, error: api.create_response(
             request, {"detail": str(error) or "not found"}, status=status_of(error)))
+
+    def disk_full(request, error: OSError):
+        if not is_disk_full(error):
+            raise error
+        return api.create_response(request, {"detail": DISK_FULL}, status=507)
+
+    api.add_exception_handler(OSError, disk_full)
     api.add_exception_handler(DataError, lambda request, error: api.create_response(
         request, {"detail": "the request holds text the database cannot store or compare "
                             "(a NUL byte, say): no name or value here contains it"}, status=400))
 
 
-ERRORS = {400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 413: Error, 422: Invalid}
+DISK_FULL = ("the server's disk is full: nothing was written; try again once space is freed "
+             "under MEDIA_ROOT")
+ERRORS = {400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 413: Error, 422: Invalid,
+          507: Error}

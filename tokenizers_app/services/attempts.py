@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..bpe import TrainingCancelled, TrainResult
+from ..bpe.atomic_files import is_disk_full
 from ..bpe.canonical import content_digest
 from ..bpe.training import prefix_tokenizer
 from ..models import TokenizerVersion, TrainingRun
@@ -96,6 +97,12 @@ def recording_outcome(run: TrainingRun):
                                         f"{settings.TASK_TIME_LIMIT_SECONDS} s for one task "
                                         f"(TASK_TIME_LIMIT_SECONDS) and was stopped")
     except Exception as exc:
+        if is_disk_full(exc):
+            log.warning("run %s failed: no space left writing %s", run.pk, exc.filename)
+            run.finish(Status.FAILED, error="the worker's disk is full (no space left under "
+                                            "MEDIA_ROOT): nothing was saved; free some space "
+                                            "and start the run again")
+            return
         log.exception("run %s failed", run.pk)
         run.finish(Status.FAILED, error=f"unexpected error in the worker: {type(exc).__name__}: "
                                         f"{exc} (the worker log has the details)")

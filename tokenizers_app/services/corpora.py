@@ -8,12 +8,14 @@ import hashlib
 import logging
 import os
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from ..bpe.atomic_files import is_disk_full
 from ..bpe.corpus import StrictUtf8
 from ..bpe.corpus_stats import CorpusStats
 from ..models import Corpus, check_name
@@ -76,6 +78,21 @@ def stage_corpus(stream) -> StagedCorpus:
         raise
 
 
+class NoRoom(ValueError):
+    """The disk holding ``MEDIA_ROOT`` is full: the server's problem, not the caller's (507)."""
+
+
+@contextmanager
+def _room_checked():
+    try:
+        yield
+    except OSError as error:
+        if not is_disk_full(error):
+            raise
+        raise NoRoom("the server's disk is full: the corpus was not stored and nothing of it "
+                     "was kept; try again once space is freed under MEDIA_ROOT") from None
+
+
 class CorpusStager:
     """Takes a corpus's bytes block by block into a temporary file under ``MEDIA_ROOT``: checked
     as strict UTF-8, hashed and counted on the way, refused past ``CORPUS_MAX_BYTES``. The
@@ -104,7 +121,8 @@ class CorpusStager:
         self.has_text = self.has_text or bool(data.strip())
         self.stats.add(self.decoder.decode(data))
         self.digest.update(data)
-        self.out.write(data)
+        with _room_checked():
+            self.out.write(data)
         self.size += len(data)
 
     @staticmethod
@@ -119,7 +137,8 @@ class CorpusStager:
 
     def finish(self) -> StagedCorpus:
         self.decoder.decode(b"", final=True)
-        self.out.close()
+        with _room_checked():
+            self.out.close()
         if self.size == 0:
             raise ValueError("the corpus is empty: the file holds no bytes")
         if not self.has_text:

@@ -8,9 +8,7 @@ on the run row) enqueues the merge task.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from django.utils import timezone
 
 from .. import tasks
 from ..bpe import TrainResult
+from ..bpe.atomic_files import write_file
 from ..bpe.counting import add_counts, count_range, plan_ranges
 from ..bpe.training import Ticker, build_vocab, check_pretoken_sizes
 from ..bpe.training_loop import learn_merges
@@ -63,21 +62,14 @@ def count_corpus_part(*, part_id: int, worker: str = "") -> None:
                              run.special_tokens, lambda done, total: ticker(Stage.COUNT, done,
                                                                             total))
         path = _part_counts_path(part)
-        _write_atomically(path, json.dumps(counts, ensure_ascii=False).encode())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_file(path, json.dumps(counts, ensure_ascii=False).encode())
         _complete_part(part, worker, path)
 
 
 def _part_counts_path(part: CountPart) -> Path:
     return (Path(settings.MEDIA_ROOT) / "runs" / str(part.run_id) / f"attempt-{part.attempt}"
             / f"part-{part.index}.json")
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, staging = tempfile.mkstemp(dir=path.parent, suffix=".part")
-    with os.fdopen(handle, "wb") as out:
-        out.write(data)
-    os.replace(staging, path)
 
 
 def _complete_part(part: CountPart, worker: str, path: Path) -> None:

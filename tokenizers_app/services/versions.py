@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 import shutil
 import tempfile
 import threading
@@ -22,6 +21,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from ..bpe import Tokenizer as CoreTokenizer
+from ..bpe.atomic_files import write_file, write_files
 from ..bpe.canonical import content_digest
 from ..bpe.formats import check_format, dumps_tokenizer, loads_tokenizer
 from ..bpe.formats.archive import download_file
@@ -171,8 +171,11 @@ def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[st
     files = dumps_tokenizer(version.load_tokenizer(), format, name)
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=folder.parent))
-    for file_name, data in files.items():
-        (staging / file_name).write_bytes(data)
+    try:
+        write_files(staging, files)
+    except BaseException:  # a full disk: nothing of it stays
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     try:
         staging.rename(folder)
     except OSError:  # another process cached it first
@@ -216,18 +219,10 @@ def render_download(*, version: TokenizerVersion, format: str) -> Download:
     if not (path.is_file() and artifact.gzip_path.is_file()):
         folder.mkdir(parents=True, exist_ok=True)
         # mtime=0: the same gzip bytes each time
-        _write_whole(artifact.gzip_path, gzip.compress(data, 9, mtime=0))
-        _write_whole(path, data)
+        write_file(artifact.gzip_path, gzip.compress(data, 9, mtime=0))
+        write_file(path, data)
     with _DOWNLOADS_LOCK:
         _DOWNLOADS[key] = artifact
         while len(_DOWNLOADS) > KEPT_DOWNLOADS:
             _DOWNLOADS.popitem(last=False)
     return artifact
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all (the same bytes if two processes race)."""
-    fd, staging = tempfile.mkstemp(dir=path.parent, suffix=".part")
-    with os.fdopen(fd, "wb") as stream:
-        stream.write(data)
-    os.replace(staging, path)

@@ -17,9 +17,9 @@ Every output is deterministic: the same tokenizer gives byte-identical files.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
+from ..atomic_files import write_files as _write
 from . import gpt2, hf_json, minbpe, native, tiktoken, transformers
 from .common import parse_json
 
@@ -144,27 +144,6 @@ def _sidecar_target(path: Path) -> Path:
         raise ValueError(f"{sidecar} exists and is not a tiktoken sidecar; the rank file "
                          f"{path.name} needs that name for its sidecar: choose another name")
     return sidecar
-
-
-def _write(folder: Path, files: dict[str, bytes]) -> list[Path]:
-    """Write every file whole or none: each goes to a temporary file beside it first, and only
-    when all are on disk do they replace their targets (a full disk leaves the old files)."""
-    staged: list[tuple[str, Path]] = []
-    try:
-        for name, content in files.items():
-            fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".part")
-            staged.append((temporary, folder / name))
-            with os.fdopen(fd, "wb") as stream:
-                stream.write(content)
-                stream.flush()
-                os.fsync(stream.fileno())
-    except BaseException:
-        for temporary, _ in staged:
-            Path(temporary).unlink(missing_ok=True)
-        raise
-    for temporary, target in staged:
-        os.replace(temporary, target)
-    return [target for _, target in staged]
 
 
 def load_tokenizer(path, format: str | None = None):
