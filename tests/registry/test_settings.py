@@ -91,7 +91,9 @@ def test_a_number_setting_that_is_not_a_number_names_the_variable(tmp_path):
 
 
 def run_manage(tmp_path, *args, **env):
-    clean = {k: v for k, v in os.environ.items() if k not in (*NAMES, "SECRET_KEY", "DEBUG")}
+    # as a deployment is: none of this session's settings (the browser tests' async switch)
+    clean = {k: v for k, v in os.environ.items()
+             if k not in (*NAMES, "SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, capture_output=True,
                           text=True, env={**clean, "REGISTRY_VAR_DIR": str(tmp_path), **env})
 
