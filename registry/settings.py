@@ -211,6 +211,8 @@ FANOUT_PART_BYTES = env_int("FANOUT_PART_BYTES", 16 * 1024**2)
 FANOUT_KEEP_COUNTS = env_bool("FANOUT_KEEP_COUNTS", False)
 # A running run whose heartbeat is older than this is re-queued by the reaper ...
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 120)
+# A running attempt writes its heartbeat this often from a thread of its own (alive = beating).
+RUN_HEARTBEAT_SECONDS = env_int("RUN_HEARTBEAT_SECONDS", 10)
 # ... at most this many times in all; then it fails.
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
 # Evaluations read at most this many bytes of an evaluation corpus.
