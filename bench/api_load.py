@@ -95,25 +95,81 @@ def wait_for(port: int, server: subprocess.Popen) -> None:
     raise SystemExit("gunicorn did not start listening")
 
 
-def download_client(port: int, path: str, headers: dict, expect: tuple, seconds: float,
+def throwaway_environment(folder: Path) -> dict[str, str]:
+    """The environment of a registry kept in ``folder`` (SQLite, media, broker and cache),
+    ``DEBUG`` off, served on plain loopback http, with the throttles lifted (the server's own
+    speed is measured, not the throttle's limits)."""
+    return {**os.environ, "DJANGO_SETTINGS_MODULE": "registry.settings", "DEBUG": "0",
+            "SECRET_KEY": secrets.token_urlsafe(50), "HTTPS": "0",  # plain loopback
+            "THROTTLE_ENCODE": "1000000/second", "THROTTLE_WRITES": "1000000/second",
+            "THROTTLE_UPLOADS": "1000000/second",
+            "DATABASE_URL": f"sqlite:///{folder / 'registry.sqlite3'}",
+            "REGISTRY_VAR_DIR": str(folder), "MEDIA_ROOT": str(folder / "media"),
+            "ALLOWED_HOSTS": "127.0.0.1", "PYTHONPATH": str(REPO)}
+
+
+def gunicorn_path() -> str:
+    if shutil.which("gunicorn", path=str(Path(sys.executable).parent)) is None:
+        raise SystemExit("gunicorn is not installed beside this Python: "
+                         "pip install -e '.[bench]'")
+    return str(Path(sys.executable).parent / "gunicorn")
+
+
+def start_gunicorn(environment: dict[str, str], workers: int) -> tuple[subprocess.Popen, int]:
+    """gunicorn serving ``registry.wsgi`` with ``workers`` sync workers (the deployment's
+    server) on a free loopback port, once it listens: (the process, the port)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [gunicorn_path(), "registry.wsgi", "--bind", f"127.0.0.1:{port}",
+         "--workers", str(workers), "--worker-class", "sync", "--log-level", "warning"],
+        env=environment, cwd=REPO)
+    try:
+        wait_for(port, server)
+    except BaseException:
+        stop_server(server)
+        raise
+    return server, port
+
+
+def stop_server(server: subprocess.Popen | None) -> None:
+    if server is not None and server.poll() is None:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def as_expected(response: http.client.HTTPResponse, body: bytes, expect: int | tuple) -> bool:
+    """``expect``: a status alone (a page), or (status, ETag, size) of an artifact."""
+    if isinstance(expect, int):
+        return response.status == expect
+    return (response.status, response.headers["ETag"], len(body)) == expect
+
+
+def download_client(port: int, path: str, headers: dict, expect: int | tuple, seconds: float,
                     queue) -> None:
+    """GETs ``path`` over and over for ``seconds``; puts (latencies, errors) on ``queue``: an
+    answer other than ``expect`` (see ``as_expected``) or a failed connection is an error."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     latencies, errors = [], 0
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         started = time.perf_counter()
-        connection.request("GET", path, headers=headers)
-        response = connection.getresponse()
-        body = response.read()
+        try:
+            connection.request("GET", path, headers=headers)
+            response = connection.getresponse()
+            body = response.read()
+        except (OSError, http.client.HTTPException):
+            errors += 1
+            connection.close()  # the next request connects again
+            continue
         latencies.append(time.perf_counter() - started)
-        if (response.status, response.headers["ETag"], len(body)) != expect:
+        if not as_expected(response, body, expect):
             errors += 1
         if response.headers.get("Connection", "").lower() == "close":
             connection.close()
     queue.put((latencies, errors))
 
 
-def load_round(port: int, path: str, headers: dict, expect: tuple, clients: int,
+def load_round(port: int, path: str, headers: dict, expect: int | tuple, clients: int,
                seconds: float) -> dict:
     queue = multiprocessing.Queue()
     workers = [multiprocessing.Process(target=download_client,
@@ -177,36 +233,21 @@ def main() -> None:
     parser.add_argument("--encodes", type=int, default=200, help="encode requests per round")
     parser.add_argument("--rounds", type=int, default=3)
     options = parser.parse_args()
-    if shutil.which("gunicorn", path=str(Path(sys.executable).parent)) is None:
-        raise SystemExit("gunicorn is not installed beside this Python: "
-                         "pip install -e '.[bench]'")
-
+    gunicorn_path()  # installed, before anything is built
     if options.merges is None and options.tokenizer is None:
         fixtures = Path(os.environ.get("TOKENIZER_FIXTURES", REPO.parent / "shared" / "fixtures"))
         if not (fixtures / "gpt2" / "vocab.json").is_file():
             raise SystemExit(f"no GPT-2 fixture in {fixtures}: give --tokenizer or --merges")
         options.tokenizer = str(fixtures / "gpt2")
     folder = Path(tempfile.mkdtemp(prefix="bench-api-"))
-    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "registry.settings", "DEBUG": "0",
-                   "SECRET_KEY": secrets.token_urlsafe(50), "HTTPS": "0",  # plain loopback
-                   # the server's own speed is measured, not the throttle's limits
-                   "THROTTLE_ENCODE": "1000000/second", "THROTTLE_WRITES": "1000000/second",
-                   "DATABASE_URL": f"sqlite:///{folder / 'registry.sqlite3'}",
-                   "REGISTRY_VAR_DIR": str(folder), "MEDIA_ROOT": str(folder / "media"),
-                   "ALLOWED_HOSTS": "127.0.0.1", "PYTHONPATH": str(REPO)}
+    environment = throwaway_environment(folder)
     server = None
     try:
         started = time.perf_counter()
         setup_registry(environment, options.tokenizer, options.merges)
         served = options.tokenizer or f"a synthetic tokenizer of {options.merges} merges"
         print(f"registry serving {served} built in {time.perf_counter() - started:.1f} s")
-        port = free_port()
-        gunicorn = str(Path(sys.executable).parent / "gunicorn")
-        server = subprocess.Popen(
-            [gunicorn, "registry.wsgi", "--bind", f"127.0.0.1:{port}",
-             "--workers", str(options.workers), "--worker-class", "sync", "--log-level",
-             "warning"], env=environment, cwd=REPO)
-        wait_for(port, server)
+        server, port = start_gunicorn(environment, options.workers)
         download = f"/api/tokenizers/{NAME}/versions/production/download?format=hf"
         encode = f"/api/tokenizers/{NAME}/versions/production/encode"
         kinds = {"plain": {}, "gzip": {"Accept-Encoding": "gzip"}}
@@ -246,9 +287,7 @@ def main() -> None:
         print(f"  encode 10 KB: p50 {min(p50):.1f}-{max(p50):.1f} ms, "
               f"p99 {min(p99):.1f}-{max(p99):.1f} ms")
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
+        stop_server(server)
         shutil.rmtree(folder, ignore_errors=True)
 
 

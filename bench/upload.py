@@ -1,13 +1,17 @@
-"""A large corpus uploaded through the page: the web process's memory and the stored sha256.
+"""A large corpus uploaded through the page and through the API: the web process's memory and
+the stored sha256.
 
     python bench/upload.py [--megabytes 1024]
 
 Starts ``manage.py runserver`` (threaded, no reloader) on a free loopback port with a fresh
 SQLite database and media folder, signs in through the login page, and posts a multipart body of
 ``--megabytes`` MB of UTF-8 text to ``/corpora/upload/``, generated and sent in 1 MB blocks (so
-the client stays small too). It samples the server's resident memory (``/proc/PID/status``)
-every 0.2 s and prints the peak against the size sent, the time, and whether the sha256 the
-registry stored equals the one computed while sending. Goal: the server's peak under 150 MB.
+the client stays small too); then the same upload (its text starting with one line of its own,
+so that it is a new corpus) to ``POST /api/corpora`` with an API key (``manage.py
+create_api_key``), as a script would. For each, it samples the server's resident memory
+(``/proc/PID/status``) every 0.2 s and prints the peak against the size sent, the time, and
+whether the sha256 the registry stored equals the one computed while sending; it exits with
+status 1 if an upload was not taken or a sha256 differs. Goal: the server's peak under 150 MB.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import http.client
+import json
 import os
 import re
 import socket
@@ -67,22 +72,58 @@ class Session:
         return re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()
 
 
-def multipart(boundary: str, token: str, name: str, blocks: int, digest):
-    """The body's parts in order: the CSRF token, the name, then the file, block by block."""
-    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"csrfmiddlewaretoken\"\r\n\r\n"
-            f"{token}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\n"
-            f"{name}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+def multipart(boundary: str, fields: dict[str, str], blocks: int, digest, first: bytes = b""):
+    """The body's parts in order: the form's ``fields``, then the file (``first``, then the
+    blocks), block by block."""
+    head = "".join(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
+                   f"{value}\r\n" for name, value in fields.items())
+    head = (head + f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
             f"filename=\"big.txt\"\r\nContent-Type: text/plain\r\n\r\n").encode()
     tail = f"\r\n--{boundary}--\r\n".encode()
 
     def body():
         yield head
+        digest.update(first)
+        yield first
         for _ in range(blocks):
             digest.update(BLOCK)
             yield BLOCK
         yield tail
 
-    return body(), len(head) + blocks * len(BLOCK) + len(tail)
+    return body(), len(head) + len(first) + blocks * len(BLOCK) + len(tail)
+
+
+def timed_upload(session: Session, path: str, body, length: int, boundary: str, pid: int,
+                 headers=None):
+    """Post the body to ``path`` while sampling the server's resident memory every 0.2 s:
+    (the response, its body, seconds, memory before in MB, peak in MB)."""
+    idle = rss_mb(pid)
+    peak, done = [idle], threading.Event()
+
+    def sample():
+        while not done.wait(0.2):
+            peak.append(rss_mb(pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    started = time.perf_counter()
+    try:
+        response, answer = session.request("POST", path, body=body, headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "Content-Length": str(length), **(headers or {})})
+    finally:
+        done.set()
+        sampler.join()
+    return response, answer, time.perf_counter() - started, idle, max(peak)
+
+
+def report(length: int, seconds: float, answer: str, idle: float, peak: float,
+           same: bool) -> None:
+    print(f"sent {length / 1e6:.0f} MB in {seconds:.1f} s ({length / 1e6 / seconds:.0f} MB/s),"
+          f" answer {answer}")
+    print(f"web process resident memory: {idle:.0f} MB before, peak {peak:.0f} MB "
+          f"during the upload (goal: under 150 MB)")
+    print(f"stored sha256 equals the sha256 of the bytes sent: {'yes' if same else 'NO'}")
 
 
 def main() -> None:
@@ -97,9 +138,12 @@ def main() -> None:
     subprocess.run(manage + ["shell", "-c", "from django.contrib.auth.models import User; "
                              "User.objects.create_user('bench', password='bench-pass-1')"],
                    env=env, check=True)
+    key = subprocess.run(manage + ["create_api_key", "bench", "--name", "bench upload"], env=env,
+                         check=True, capture_output=True, text=True).stdout.strip()
     port = free_port()
     server = subprocess.Popen(manage + ["runserver", f"127.0.0.1:{port}", "--noreload"], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    failed = []
     try:
         session = Session(port)
         for _ in range(100):
@@ -112,34 +156,46 @@ def main() -> None:
             f"csrfmiddlewaretoken={token}&username=bench&password=bench-pass-1").encode(),
             headers={"Content-Type": "application/x-www-form-urlencoded"})
         token = session.csrf("/corpora/upload/")
-        idle = rss_mb(server.pid)
-        peak, done = [idle], threading.Event()
 
-        def sample():
-            while not done.wait(0.2):
-                peak.append(rss_mb(server.pid))
-
-        threading.Thread(target=sample, daemon=True).start()
+        print("through the page, /corpora/upload/ (signed in):")
         digest, boundary = hashlib.sha256(), uuid.uuid4().hex
-        body, length = multipart(boundary, token, "big", options.megabytes, digest)
-        started = time.perf_counter()
-        response, _ = session.request("POST", "/corpora/upload/", body=body, headers={
-            "Content-Type": f"multipart/form-data; boundary={boundary}",
-            "Content-Length": str(length)})
-        seconds = time.perf_counter() - started
-        done.set()
+        body, length = multipart(boundary, {"csrfmiddlewaretoken": token, "name": "big"},
+                                 options.megabytes, digest)
+        response, _, seconds, idle, peak = timed_upload(session, "/corpora/upload/", body,
+                                                        length, boundary, server.pid)
         _, page = session.request("GET", response.getheader("Location") or "/corpora/big/")
         stored = re.search(rb"[0-9a-f]{64}", page)
         same = stored is not None and stored.group().decode() == digest.hexdigest()
-        print(f"sent {length / 1e6:.0f} MB in {seconds:.1f} s ({length / 1e6 / seconds:.0f} MB/s),"
-              f" answer {response.status} -> {response.getheader('Location')}")
-        print(f"web process resident memory: {idle:.0f} MB before, peak {max(peak):.0f} MB "
-              f"during the upload (goal: under 150 MB)")
-        print(f"stored sha256 equals the sha256 of the bytes sent: {'yes' if same else 'NO'}")
+        report(length, seconds, f"{response.status} -> {response.getheader('Location')}", idle,
+               peak, same)
+        if response.status != 302 or not same:
+            failed.append("the page")
+
+        print("through the API, POST /api/corpora (API key):")
+        digest, boundary = hashlib.sha256(), uuid.uuid4().hex
+        body, length = multipart(boundary, {"name": "big-api"}, options.megabytes, digest,
+                                 first=b"The same text, sent through the API.\n")
+        response, answer, seconds, idle, peak = timed_upload(
+            Session(port), "/api/corpora", body, length, boundary, server.pid,
+            headers={"Authorization": f"Bearer {key}"})
+        try:
+            stored = json.loads(answer)
+        except ValueError:
+            stored = {"detail": answer[:300].decode(errors="replace")}
+        same = stored.get("sha256") == digest.hexdigest()
+        if "name" in stored:
+            answer = f"{response.status} (corpus {stored['name']!r}, {stored['size_bytes']} bytes)"
+        else:
+            answer = f"{response.status}: {stored.get('detail')}"
+        report(length, seconds, answer, idle, peak, same)
+        if response.status != 201 or not same:
+            failed.append("the API")
     finally:
         server.terminate()
         server.wait(timeout=30)
         subprocess.run(["rm", "-rf", str(var)])
+    if failed:
+        sys.exit(f"the upload through {' and '.join(failed)} failed")
 
 
 if __name__ == "__main__":

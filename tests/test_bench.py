@@ -39,3 +39,28 @@ def test_the_training_benchmark_runs_ours_and_the_peer(corpus):
     out = _run("bench/train.py", "--corpus", str(corpus), "--vocab-size", "400")
     assert "ours (Python)" in out and "HF tokenizers (Rust)" in out
     assert "ratio ours/HF: time" in out
+
+
+def test_the_pages_load_benchmark_serves_every_page_under_gunicorn_without_errors():
+    out = _run("bench/pages_load.py", "--seconds", "0.5", "--rounds", "1", "--clients", "4")
+    assert "registry: 20 versions of load-pages" in out and "40 evaluations" in out
+    assert "round page      per s requests  p50 ms  p99 ms errors" in out
+    for page in ("home", "version", "compare", "download"):
+        assert f"    1 {page:<8} " in out and f"  {page:<8} " in out
+    assert "errors: 0 of" in out and "(none)" in out
+
+
+def test_the_upload_benchmark_streams_through_the_page_and_the_api():
+    out = _run("bench/upload.py", "--megabytes", "2")
+    assert "through the page, /corpora/upload/" in out and "answer 302 -> /corpora/big/" in out
+    assert "through the API, POST /api/corpora" in out and "answer 201 (corpus 'big-api'" in out
+    assert out.count("web process resident memory:") == 2
+    assert out.count("stored sha256 equals the sha256 of the bytes sent: yes") == 2
+
+
+def test_the_runs_load_benchmark_finishes_ten_runs_on_two_workers_one_version_each():
+    out = _run("bench/runs_load.py", "--kilobytes", "100")
+    assert "2 workers (concurrency 1 each" in out and "10 runs submitted" in out
+    assert out.count(" succeeded ") == 10 and "load-runs@10" in out
+    assert "wall time, submission to the last run finished:" in out
+    assert "all 10 runs succeeded, each with exactly one version of its own" in out
