@@ -2,6 +2,7 @@
 
 import io
 import pydoc_data.topics
+import random
 import time
 from pathlib import Path
 from unittest import mock
@@ -18,6 +19,19 @@ def sample_text(chars: int, offset: int = 0) -> str:
     """``chars`` characters of prose, repeating it when more is asked than there is."""
     text = PROSE * (1 + (offset + chars) // len(PROSE))
     return text[offset:offset + chars]
+
+
+def made_up_words(chars: int, seed: int = 0) -> str:
+    """``chars`` characters of made-up lowercase words (the same for the same seed): unlike the
+    prose, nearly every word is new, so training learns tens of thousands of merges from a few
+    MB, and no word's tokens are cached while encoding."""
+    rng = random.Random(seed)
+    words, size = [], 0
+    while size < chars:
+        word = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 9)))
+        words.append(word + ("\n" if rng.random() < 0.08 else " "))
+        size += len(words[-1])
+    return "".join(words)[:chars]
 
 
 def import_text(text: str, name: str, **kwargs):
