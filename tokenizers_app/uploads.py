@@ -3,8 +3,11 @@
 ``CorpusUploadMiddleware`` runs before anything reads the body (CSRF included): an upload larger
 than ``CORPUS_MAX_BYTES`` is answered 413 at once, and any other gets ``StagingUploadHandler``,
 which feeds the ``file`` field to a ``CorpusStager`` (checked as UTF-8, hashed, written to disk)
-block by block, so the web process never holds the file.
+block by block, so the web process never holds the file. Tokenizer files to import over
+``TOKENIZER_IMPORT_MAX_BYTES`` are answered 413 the same way, before their body is read.
 """
+
+import re
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
@@ -18,6 +21,7 @@ from django.http import HttpResponse, JsonResponse
 from .services.corpora import CorpusStager
 
 UPLOAD_PATHS = {"/corpora/upload/": "page", "/api/corpora": "api"}
+TOKENIZER_IMPORT = re.compile(r"^/api/tokenizers/[^/]+/import$")  # refused by size up front
 FORM_SLACK = 1 << 20  # the other form fields and the multipart framing
 
 
@@ -27,17 +31,23 @@ class CorpusUploadMiddleware:
 
     def __call__(self, request):
         kind = UPLOAD_PATHS.get(request.path)
-        if kind and request.method == "POST":
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        if request.method != "POST":
+            return self.get_response(request)
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+        if kind:
             if length > settings.CORPUS_MAX_BYTES + FORM_SLACK:
-                return too_large(kind, length)
+                return too_large(kind, length, "CORPUS_MAX_BYTES", "split the corpus")
             request.upload_handlers = [StagingUploadHandler(request)]
+        elif TOKENIZER_IMPORT.match(request.path) and \
+                length > settings.TOKENIZER_IMPORT_MAX_BYTES + FORM_SLACK:
+            return too_large("api", length, "TOKENIZER_IMPORT_MAX_BYTES",
+                              "send smaller tokenizer files")
         return self.get_response(request)
 
 
-def too_large(kind: str, length: int):
-    message = (f"the upload is {length} bytes, over the limit of {settings.CORPUS_MAX_BYTES} "
-               f"bytes (setting CORPUS_MAX_BYTES): split the corpus, or raise the limit")
+def too_large(kind: str, length: int, setting: str, advice: str):
+    message = (f"the upload is {length} bytes, over the limit of {getattr(settings, setting)} "
+               f"bytes (setting {setting}): {advice}, or raise the limit")
     if kind == "api":
         return JsonResponse({"detail": message}, status=413)
     return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")

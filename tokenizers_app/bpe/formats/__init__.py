@@ -151,13 +151,20 @@ def load_tokenizer(path, format: str | None = None):
     return loads_tokenizer(read_tokenizer_files(path), format)
 
 
-def read_tokenizer_files(path) -> dict[str, bytes]:
+def read_tokenizer_files(path, max_bytes: int | None = None) -> dict[str, bytes]:
     """``{file name: bytes}`` of the tokenizer at ``path``: a folder's tokenizer files, or one
     file (with the ``.json`` sidecar of a ``.tiktoken`` rank file; one of GPT-2's two files
-    reads both)."""
+    reads both). Files over ``max_bytes`` in all are refused by their size, before any is read."""
     path = Path(path)
     if path.name in (gpt2.VOCAB, gpt2.MERGES) and path.is_file():
         path = path.parent
+    if max_bytes is not None:
+        found = [p for p in path.iterdir() if p.is_file() and p.suffix in _SUFFIXES] \
+            if path.is_dir() else [path] if path.is_file() else []
+        size = sum(p.stat().st_size for p in found)
+        if size > max_bytes:
+            raise ValueError(f"the tokenizer files hold {size} bytes, over the limit of "
+                             f"{max_bytes} bytes (TOKENIZER_IMPORT_MAX_BYTES): nothing was read")
     if path.is_dir():
         files = {p.name: p.read_bytes() for p in sorted(path.iterdir())
                  if p.is_file() and p.suffix in _SUFFIXES}

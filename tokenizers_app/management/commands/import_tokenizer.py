@@ -1,6 +1,7 @@
 """``manage.py import_tokenizer PATH --tokenizer NAME [--format F]``"""
 
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from tokenizers_app.bpe import FORMATS
@@ -20,7 +21,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, path, tokenizer, format, **options):
         try:
-            files = read_tokenizer_files(path)
+            files = read_tokenizer_files(path, settings.TOKENIZER_IMPORT_MAX_BYTES)
             version = import_tokenizer(files=files, tokenizer_name=tokenizer,
                                        format=format,
                                        source_detail=f"imported from {path}")
