@@ -252,6 +252,7 @@ if CELERY_BROKER_URL.startswith("filesystem:"):
         "store_processed": False,
         "polling_interval": 0.2,  # seconds between looks at the folder
     }  # the folders are created by registry.local_dirs, not here
+    CELERY_BROKER_TRANSPORT = "registry.broker:Transport"  # messages published whole
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
