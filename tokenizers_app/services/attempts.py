@@ -135,8 +135,9 @@ class Heartbeat(threading.Thread):
             while not self.stopped.wait(settings.RUN_HEARTBEAT_SECONDS):
                 try:
                     self.record.owned(self.attempt).update(heartbeat_at=timezone.now())
-                except DatabaseError as error:  # the next beat tries again
+                except DatabaseError as error:  # the next beat tries again, connected anew
                     log.warning("run %s: heartbeat not written (%s)", self.record.pk, error)
+                    connection.close()
         finally:
             connection.close()  # this thread's own connection
 

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from tokenizers_app.services.corpora import import_corpus
 
@@ -25,6 +26,10 @@ class Command(BaseCommand):
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        except DatabaseError as exc:  # no row; a file it moved into place is left to the sweep
+            raise CommandError(f"the database did not answer ({str(exc).strip()}): the corpus "
+                               f"may not be stored; import it again once the database is back "
+                               f"(the same bytes are stored once)") from None
         if corpus.name != name:
             self.stdout.write(f"these bytes are already the corpus {corpus.name!r}; nothing new "
                               f"was stored")
