@@ -57,3 +57,21 @@ def test_without_its_heartbeat_thread_the_same_step_would_be_taken_over(settings
         with mock.patch.object(runs, "train_bpe", one_long_step):
             execute_training_run(run_id=run.pk)
     assert seen["reaped"]["requeued"] == [run.pk]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cancel_asked_during_one_long_step_wins_when_the_step_ends(settings):
+    """A custom pattern's match notices no cancel until it ends (at most MATCH_SECONDS); then
+    the run ends cancelled, not failed by whatever stopped the step."""
+    def one_long_step(*args, **kwargs):
+        runs.cancel_training_run(run=TrainingRun.objects.get())
+        raise ValueError("matching the pattern took longer than 60 s")
+
+    with mock.patch("celery.app.task.Task.apply_async"):
+        corpus = import_text(sample_text(5_000), "prose")
+        run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300)
+        with mock.patch.object(runs, "train_bpe", one_long_step):
+            execute_training_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.error) == (TrainingRun.Status.CANCELLED, "")
+    assert not run.versions.exists()

@@ -95,23 +95,30 @@ def recording_outcome(run: TrainingRun):
     except LostRun as exc:
         log.warning("%s", exc)
     except ValueError as exc:
-        run.finish(Status.FAILED, error=str(exc))
+        _fail(run, str(exc))
     except SoftTimeLimitExceeded:
-        run.finish(Status.FAILED, error=f"the run took longer than the limit of "
-                                        f"{settings.TASK_TIME_LIMIT_SECONDS} s for one task "
-                                        f"(TASK_TIME_LIMIT_SECONDS) and was stopped")
+        _fail(run, f"the run took longer than the limit of {settings.TASK_TIME_LIMIT_SECONDS} s "
+                   f"for one task (TASK_TIME_LIMIT_SECONDS) and was stopped")
     except Exception as exc:
         if is_disk_full(exc):
             log.warning("run %s failed: no space left writing %s", run.pk, exc.filename)
-            run.finish(Status.FAILED, error="the worker's disk is full (no space left under "
-                                            "MEDIA_ROOT): nothing was saved; free some space "
-                                            "and start the run again")
-            return
-        log.exception("run %s failed", run.pk)
-        run.finish(Status.FAILED, error=f"unexpected error in the worker: {type(exc).__name__}: "
-                                        f"{exc} (the worker log has the details)")
+            _fail(run, "the worker's disk is full (no space left under MEDIA_ROOT): nothing was "
+                       "saved; free some space and start the run again")
+        else:
+            log.exception("run %s failed", run.pk)
+            _fail(run, f"unexpected error in the worker: {type(exc).__name__}: {exc} (the "
+                       f"worker log has the details)")
     finally:
         heartbeat.stop()
+
+
+def _fail(run: TrainingRun, error: str) -> None:
+    """Fail the attempt, unless a cancel was asked meanwhile: one long step (a custom pattern's
+    match, bounded by MATCH_SECONDS) notices no cancel, and when it ends the cancel wins."""
+    if run.owned(run.attempt).filter(cancel_requested=True).exists():
+        run.finish(Status.CANCELLED)
+    else:
+        run.finish(Status.FAILED, error=error)
 
 
 class Heartbeat(threading.Thread):
