@@ -111,3 +111,4 @@ def test_a_full_disk_while_rendering_a_download_is_a_507_and_leaves_no_file(
     assert page.status_code == 507
     assert page.content.decode().startswith("the server's disk is full")
     assert media_files("exports") == []
+

@@ -1,12 +1,14 @@
 """One place that turns the workflows' errors into HTTP answers a person can act on:
-``{"detail": "..."}`` with 400, 403, 404, 409, 413, or 507 when the server's disk is full."""
+``{"detail": "..."}`` with 400, 403, 404, 409, 413, 503 when the database does not answer, or
+507 when the server's disk is full."""
 
 from django.core.exceptions import PermissionDenied
-from django.db import DataError
+from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404
 from ninja import Schema
 
 from ..bpe.atomic_files import is_disk_full
+from ..guards import database_gone
 from ..services.corpora import NoRoom
 
 NOT_FOUND = ("no tokenizer named", "no corpus named", "no training run")
@@ -55,6 +57,8 @@ def install(api) -> None:
         return api.create_response(request, {"detail": DISK_FULL}, status=507)
 
     api.add_exception_handler(OSError, disk_full)
+    for kind in (OperationalError, InterfaceError):  # answered as the pages' guard answers it
+        api.add_exception_handler(kind, database_gone)
     api.add_exception_handler(DataError, lambda request, error: api.create_response(
         request, {"detail": "the request holds text the database cannot store or compare "
                             "(a NUL byte, say): no name or value here contains it"}, status=400))
