@@ -12,6 +12,17 @@ from tokenizers_app.services import runs
 from tokenizers_app.services.runs import execute_training_run, reap_runs, start_training_run
 
 
+def run_here_with(step) -> TrainingRun:
+    """Start a run and execute it in this process (no worker takes it) with ``step`` in place
+    of training; returns the run as it was started."""
+    with mock.patch("celery.app.task.Task.apply_async"):
+        corpus = import_text(sample_text(5_000), "prose")
+        run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300)
+        with mock.patch.object(runs, "train_bpe", step):
+            execute_training_run(run_id=run.pk)
+    return run
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_long_silent_step_keeps_beating_and_the_reaper_leaves_the_run_alone(settings):
     settings.RUN_HEARTBEAT_SECONDS = 0.2
@@ -25,11 +36,7 @@ def test_a_long_silent_step_keeps_beating_and_the_reaper_leaves_the_run_alone(se
         seen["last"] = TrainingRun.objects.get().heartbeat_at
         raise ValueError("the step ended here")
 
-    with mock.patch("celery.app.task.Task.apply_async"):  # no worker takes it: run here
-        corpus = import_text(sample_text(5_000), "prose")
-        run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300)
-        with mock.patch.object(runs, "train_bpe", one_long_step):
-            execute_training_run(run_id=run.pk)
+    run = run_here_with(one_long_step)
 
     assert (seen["last"] - seen["first"]).total_seconds() >= 2
     assert seen["reaped"]["requeued"] == [] and seen["reaped"]["failed"] == []
@@ -51,11 +58,7 @@ def test_without_its_heartbeat_thread_the_same_step_would_be_taken_over(settings
         seen["reaped"] = reap_runs(stale_seconds=1)
         raise ValueError("the step ended here")
 
-    with mock.patch("celery.app.task.Task.apply_async"):
-        corpus = import_text(sample_text(5_000), "prose")
-        run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300)
-        with mock.patch.object(runs, "train_bpe", one_long_step):
-            execute_training_run(run_id=run.pk)
+    run = run_here_with(one_long_step)
     assert seen["reaped"]["requeued"] == [run.pk]
 
 
@@ -67,11 +70,7 @@ def test_a_cancel_asked_during_one_long_step_wins_when_the_step_ends(settings):
         runs.cancel_training_run(run=TrainingRun.objects.get())
         raise ValueError("matching the pattern took longer than 60 s")
 
-    with mock.patch("celery.app.task.Task.apply_async"):
-        corpus = import_text(sample_text(5_000), "prose")
-        run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300)
-        with mock.patch.object(runs, "train_bpe", one_long_step):
-            execute_training_run(run_id=run.pk)
+    run = run_here_with(one_long_step)
     run.refresh_from_db()
     assert (run.status, run.error) == (TrainingRun.Status.CANCELLED, "")
     assert not run.versions.exists()
