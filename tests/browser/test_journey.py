@@ -10,7 +10,7 @@ import pytest
 
 from tests.registry.helpers import sample_text, wait_until
 from tokenizers_app.models import Evaluation, TokenizerVersion
-from tokenizers_app.templatetags.metrics import metric
+from tokenizers_app.templatetags.metrics import metric_number
 
 pytestmark = pytest.mark.slow
 
@@ -79,7 +79,7 @@ def test_a_new_user_trains_compares_and_ships_a_tokenizer(visitor, worker, djang
     for version in TokenizerVersion.objects.order_by("number"):
         evaluation = Evaluation.objects.get(version=version)
         shown = page.locator("td[data-metric=compression_ratio]").nth(version.number - 1)
-        assert shown.inner_text().split(" ★")[0] == metric(
+        assert shown.inner_text().split(" ★")[0] == metric_number(
             evaluation.metrics["compression_ratio"], "compression_ratio")
     assert "★" in page.inner_text("#metrics")
     page.wait_for_selector("#chart-sweep")
@@ -172,6 +172,9 @@ def test_every_page_reads_at_phone_width_and_tables_read_without_javascript(
         for name, path in pages.items():
             tab.go(path)
             accessible(tab, f"page-{name}")
+        # two versions side by side fit a phone's width: no column scrolled out of sight
+        metrics = tab.go(pages["compare"]).locator("#metrics").locator("xpath=..")
+        assert metrics.evaluate("e => e.scrollWidth <= e.clientWidth"), width
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(live_server.url + "/")

@@ -3,7 +3,7 @@
 import pytest
 
 from tokenizers_app.models import Corpus, Evaluation, TrainingRun
-from tokenizers_app.templatetags.metrics import metric
+from tokenizers_app.templatetags.metrics import metric, metric_number
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +49,8 @@ def test_the_compare_page_shows_the_evaluation_rows_numbers(client, registry_dat
         for name, value in evaluation.metrics.items():
             if name in ("bytes", "chars", "tokens", "words", "lines"):
                 continue
-            assert metric(value, name) in html, name
+            assert f'data-metric="{name}">{metric_number(value, name)}' in html, name
+    assert "Compression ratio <span class=\"unit\">(bytes/token)</span>" in html  # unit once, in the row
 
 
 def test_the_playground_counts_tokens_like_encode_ordinary(client, registry_data):

@@ -9,14 +9,21 @@ register = template.Library()
 
 
 @register.filter
-def metric(value, name: str) -> str:
+def metric_number(value, name: str) -> str:
+    """The number alone, for a table whose row heading carries the unit: ``3.420``; shares keep
+    their sign, ``97.1 %``; no value is ``—``."""
     if value is None or value == "":
         return "—"
-    unit = METRICS[name][1] if name in METRICS else ""
-    if unit == "%":
+    if metric_unit(name) == "%":
         return f"{100 * value:.1f} %"
-    number = f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
-    return f"{number} {unit}".strip()
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
+
+
+@register.filter
+def metric(value, name: str) -> str:
+    number = metric_number(value, name)
+    unit = metric_unit(name)
+    return number if number == "—" or unit in ("", "%") else f"{number} {unit}"
 
 
 @register.filter
