@@ -3,7 +3,7 @@
 import pytest
 
 from tokenizers_app.models import Corpus, Evaluation, TrainingRun
-from tokenizers_app.templatetags.metrics import metric, metric_number
+from tokenizers_app.templatetags.metrics import metric_number
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,8 @@ def test_the_leaderboard_ranks_the_versions_by_compression_ratio(client, registr
     large, small = registry_data["large"], registry_data["small"]
     assert html.index(large.label) < html.index(small.label)  # the larger vocab compresses more
     ratio = Evaluation.objects.get(version=large).metrics["compression_ratio"]
-    assert metric(ratio, "compression_ratio") in html and "bytes/token" in html
+    assert f'<td class="num">{metric_number(ratio, "compression_ratio")}</td>' in html
+    assert "bytes/token, higher is better" in html  # the unit, once, in the column heading
     assert "★ best" in html
     sorted_by_fertility = page(client, "/?sort=tokens_per_word")
     assert sorted_by_fertility.index(large.label) < sorted_by_fertility.index(small.label)

@@ -1,5 +1,6 @@
 """``{{ value|metric:"compression_ratio" }}``: a metric's value with its unit, as the core defines
-it (``bpe.metrics.METRICS``): ``3.42 bytes/token``, ``97.1 %``."""
+it (``bpe.metrics.METRICS``): ``3.420 bytes/token``, ``97.1 %``. Tables say the unit once, in
+their heading, and show ``{{ value|metric_number:name }}`` in the cells: ``3.420``."""
 
 from django import template
 
