@@ -12,17 +12,17 @@ register = template.Library()
 @register.filter
 def metric_number(value, name: str) -> str:
     """The number alone, for a table whose row heading carries the unit: ``3.420``; shares keep
-    their sign, ``97.1 %``; no value is ``—``."""
+    their sign, ``97.1 %`` (joined by a no-break space); no value is ``—``."""
     if value is None or value == "":
         return "—"
     if metric_unit(name) == "%":
-        return f"{100 * value:.1f} %"
+        return f"{100 * value:.1f}\u00a0%"  # a no-break space: the sign stays with its number
     return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
 
 
 @register.filter
 def metric(value, name: str) -> str:
-    number = metric_number(value, name)
+    number = metric_number(value, name).replace("\u00a0", " ")  # plain text for terminals too
     unit = metric_unit(name)
     return number if number == "—" or unit in ("", "%") else f"{number} {unit}"
 
