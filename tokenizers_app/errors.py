@@ -1,0 +1,67 @@
+"""The registry's errors, by what went wrong rather than by what the message says.
+
+A workflow raises one of these where it finds the condition; each interface maps the class once:
+the API to a status and ``{"detail": message}``, a form to the field named by ``field`` (or to the
+whole form), a command to ``CommandError``. The message is for people, the class is for code:
+rewording a message never changes a status or a field.
+
+Plain Python (no Django), so the core may raise them too::
+
+    raise Invalid("vocab size 10 is out of bounds ...", field="vocab_size")
+"""
+
+from __future__ import annotations
+
+
+class RegistryError(Exception):
+    """A request the registry refuses, in words. ``field``: the input it is about, if one."""
+
+    status = 400
+
+    def __init__(self, message: str = "", *, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+class Invalid(RegistryError, ValueError):
+    """Bad input (400): a value out of bounds, a name of the wrong form, unreadable files."""
+
+
+class Forbidden(RegistryError):
+    """The caller may not do this (403): staff only, or not the owner."""
+
+    status = 403
+
+
+class NotFound(RegistryError, LookupError):
+    """No such record (404): a tokenizer, version, alias, corpus or run."""
+
+    status = 404
+
+
+class Conflict(RegistryError):
+    """The request clashes with what is stored (409): a name taken, a state that forbids it."""
+
+    status = 409
+
+
+class Damaged(Conflict):
+    """A stored version whose rows no longer give its digest (409): never served."""
+
+
+class TooLarge(RegistryError):
+    """Larger than the registry takes (413): an upload, a text, a request body."""
+
+    status = 413
+
+
+class Unavailable(RegistryError):
+    """A service the request needs does not answer (503): the task queue, the database."""
+
+    status = 503
+
+
+class NoRoom(RegistryError):
+    """The server's disk is full (507): nothing was written."""
+
+    status = 507
