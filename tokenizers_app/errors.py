@@ -65,3 +65,8 @@ class NoRoom(RegistryError):
     """The server's disk is full (507): nothing was written."""
 
     status = 507
+
+
+REFUSALS = (RegistryError, ValueError)
+"""What a request can be refused with: a registry error, or the core's plain ``ValueError``
+naming the bad value (400, no field). ``except REFUSALS`` where an interface answers both."""

@@ -7,6 +7,7 @@ from ..bpe.baselines import ByteTokenizer, CharTokenizer
 from ..bpe.inspection import words_split_differently
 from ..bpe.metrics import METRICS
 from ..bpe.token_groups import token_groups
+from ..errors import REFUSALS
 from ..models import Corpus, Evaluation, TokenizerVersion
 from .access import readable
 
@@ -21,7 +22,7 @@ def _versions(request, form_errors: list) -> list:
         return []
     try:
         return TokenizerVersion.objects.resolve_many(refs)
-    except ValueError as exc:
+    except REFUSALS as exc:
         form_errors.append(str(exc))
         return []
 

@@ -1,6 +1,7 @@
 """``manage.py versions NAME [--json]``"""
 
 from tokenizers_app.api.shapes import version_shape
+from tokenizers_app.errors import NotFound
 from tokenizers_app.management.listing import ReadCommand, columns
 from tokenizers_app.models import Tokenizer, TokenizerVersion
 
@@ -14,7 +15,7 @@ class Command(ReadCommand):
 
     def handle_read(self, name, **options):
         if not Tokenizer.objects.filter(name=name).exists():
-            raise ValueError(f"no tokenizer named {name!r}")
+            raise NotFound(f"no tokenizer named {name!r}")
         return [version_shape(v) for v in TokenizerVersion.objects.ready()
                 .filter(tokenizer__name=name).select_related("tokenizer", "training_run")
                 .prefetch_related("aliases").order_by("-number")]
