@@ -23,7 +23,7 @@ from .models import (
     TrainingRun,
 )
 from .services.runs import cancel_training_run
-from .services.versions import (
+from .services.staff import (
     annotate_version,
     check_alias_name,
     deprecate_version,

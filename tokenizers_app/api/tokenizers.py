@@ -12,13 +12,9 @@ from ..bpe.formats import FORMATS
 from ..downloads import artifact_response
 from ..errors import Invalid, NotFound, TooLarge
 from ..models import Tokenizer, TokenizerVersion
-from ..services.versions import (
-    deprecate_version,
-    import_tokenizer,
-    move_alias,
-    publish_version,
-    render_download,
-)
+from ..services.downloads import render_download
+from ..services.staff import deprecate_version, move_alias, publish_version
+from ..services.versions import import_tokenizer
 from .auth import READ, WRITE
 from .errors import ERRORS
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, Page, page_of

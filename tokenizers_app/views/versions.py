@@ -12,7 +12,7 @@ from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
 from ..errors import NotFound
 from ..models import MergeRule, Tokenizer, TokenizerVersion, VocabEntry
-from ..services.versions import render_download
+from ..services.downloads import render_download
 from .access import readable
 
 PAGE_SIZE = 100

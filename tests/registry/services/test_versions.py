@@ -1,4 +1,5 @@
-"""Versions, imports, lifecycle, aliases and downloads (``services.versions``).
+"""Versions, imports, lifecycle, aliases and downloads (``services.versions``, ``services.staff``,
+``services.downloads``).
 
 The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
 run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
@@ -19,13 +20,13 @@ from tokenizers_app.models import (
     TokenizerVersion,
     TrainingRun,
 )
-from tokenizers_app.services.versions import (
+from tokenizers_app.services.staff import (
     annotate_version,
     deprecate_version,
-    import_tokenizer,
     move_alias,
     publish_version,
 )
+from tokenizers_app.services.versions import import_tokenizer
 
 pytestmark = pytest.mark.django_db
 
