@@ -14,8 +14,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.views.defaults import page_not_found
 
-from .bpe.atomic_files import is_disk_full
-from .errors import NotFound, RegistryError
+from .errors import NotFound, RegistryError, is_disk_full
 
 log = logging.getLogger(__name__)
 

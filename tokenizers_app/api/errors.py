@@ -9,8 +9,7 @@ from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404
 from ninja import Schema
 
-from ..bpe.atomic_files import is_disk_full
-from ..errors import RegistryError
+from ..errors import RegistryError, is_disk_full
 from ..guards import DISK_FULL, database_gone
 
 DJANGO_STATUS = {Http404: 404, PermissionDenied: 403}

@@ -15,10 +15,9 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from ..bpe import TrainingCancelled, TrainResult
-from ..bpe.atomic_files import is_disk_full
 from ..bpe.canonical import content_digest
 from ..bpe.training import prefix_tokenizer
-from ..errors import REFUSALS
+from ..errors import REFUSALS, is_disk_full
 from ..models import TokenizerVersion, TrainingRun
 from .versions import add_version
 

@@ -16,6 +16,7 @@ from ..bpe.checks import is_int
 from ..bpe.pretokenize import PreTokenizer
 from ..bpe.special_tokens import check_special_tokens
 from ..bpe.training import check_sweep
+from ..errors import Damaged, Invalid
 from ..models import Corpus, Tokenizer, TrainingRun, check_name
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .fanout import fan_out_counting
@@ -72,10 +73,10 @@ def check_training_parameters(*, tokenizer_name, vocab_size, special_tokens, pat
 
 
 def resolve_corpora(corpora) -> list[Corpus]:
-    """Corpus objects for a list of corpora or corpus names (an unknown name is a ValueError)."""
+    """Corpus objects for a list of corpora or corpus names (an unknown name is ``NotFound``)."""
     corpora = list(corpora or [])
     if not corpora:
-        raise ValueError("choose at least one corpus to train on")
+        raise Invalid("choose at least one corpus to train on", field="corpus")
     names = [c.name if isinstance(c, Corpus) else c for c in corpora]
     return Corpus.objects.by_names(names)
 
@@ -94,8 +95,8 @@ def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
             with open(corpus.path, "rb") as stream:
                 sample = stream.read(PATTERN_SAMPLE_BYTES).decode("utf-8", "ignore")
         except OSError as exc:
-            raise ValueError(f"the file of corpus {corpus.name!r} cannot be read "
-                             f"({exc.strerror}); run manage.py verify") from None
+            raise Damaged(f"the file of corpus {corpus.name!r} cannot be read "
+                          f"({exc.strerror}); run manage.py verify") from None
         pretokenizer.check_sample(sample, f"corpus {corpus.name!r}")
 
 
