@@ -11,7 +11,8 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .bpe.metrics import METRICS
+from .bpe.metric_text import metric_text
+from .bpe.metrics import HEADLINE_METRICS, METRICS
 from .errors import REFUSALS, Forbidden
 from .models import (
     Alias,
@@ -30,7 +31,6 @@ from .services.staff import (
     move_alias,
     publish_version,
 )
-from .templatetags.metrics import metric
 
 
 class StaffAdmin(admin.ModelAdmin):
@@ -134,7 +134,7 @@ def metric_column(name: str):
     @admin.display(description=f"{label} ({unit})" if unit else label)
     def column(admin_or_evaluation, evaluation=None):  # a function, or a method of an admin
         evaluation = evaluation or admin_or_evaluation
-        return metric(evaluation.metrics.get(name), name)
+        return metric_text(evaluation.metrics.get(name), name)
 
     return column
 
@@ -146,14 +146,10 @@ def with_metric_columns(cls):
     return cls
 
 
-EVALUATION_COLUMNS = ["compression_ratio", "word_coverage", "tokens_per_word",
-                      "vocabulary_utilization"]
-
-
 @with_metric_columns
 class EvaluationInline(StaffInline):
     model = Evaluation
-    fields = ["corpus", "status", *(f"m_{name}" for name in EVALUATION_COLUMNS), "finished_at"]
+    fields = ["corpus", "status", *(f"m_{name}" for name in HEADLINE_METRICS), "finished_at"]
     readonly_fields = fields
 
 
@@ -268,7 +264,7 @@ class AliasAdmin(StaffAdmin):
 @with_metric_columns
 class EvaluationAdmin(StaffAdmin):
     list_display = ["version", "corpus", "status",
-                    *(f"m_{name}" for name in EVALUATION_COLUMNS), "finished_at"]
+                    *(f"m_{name}" for name in HEADLINE_METRICS), "finished_at"]
     list_filter = ["status", "corpus"]
     list_select_related = ["version__tokenizer", "corpus"]
     fields = ["version", "corpus", "status", "error", *(f"m_{name}" for name in METRICS),

@@ -1,6 +1,8 @@
 """Reading the registry over HTTP: tokenizers, versions with metrics and lineage, corpora,
 runs, comparisons; lists in pages."""
 
+import json
+
 import pytest
 
 from tests.api.conftest import bearer
@@ -62,6 +64,32 @@ def test_corpora_runs_and_comparisons(client, registry):
     assert ratios == [Evaluation.objects.get(version=v).metrics["compression_ratio"]
                       for v in (registry["small"], registry["large"])]
     assert comparison["metrics"]["compression_ratio"]["unit"] == "bytes/token"
+
+
+def test_the_comparison_marks_the_best_versions_and_is_the_commands_json(client, registry):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    comparison = client.get("/api/compare", {"versions": "prose-bpe@1,prose-bpe@2",
+                                             "corpus": "held-out"}).json()
+    metrics = comparison["metrics"]
+    assert metrics["compression_ratio"]["best"] == ["prose-bpe@2"]  # more bytes per token
+    assert metrics["tokens_per_word"]["best"] == ["prose-bpe@2"]  # fewer tokens per word
+    assert metrics["unknown_rate"]["best"] == []  # byte-level versions do not report it
+    out = StringIO()
+    call_command("compare", "prose-bpe@1", "prose-bpe@2", "--corpus", "held-out", "--json",
+                 stdout=out)
+    assert json.loads(out.getvalue()) == comparison
+
+
+def test_a_comparison_is_on_an_evaluation_corpus_only(client, registry):
+    response = client.get("/api/compare", {"versions": "prose-bpe@1,prose-bpe@2",
+                                           "corpus": "prose"})
+    assert response.status_code == 400
+    assert "'prose' is not an evaluation corpus" in response.json()["detail"]
+    assert client.get("/api/compare", {"versions": "prose-bpe@1",
+                                       "corpus": "nothing"}).status_code == 404
 
 
 def test_reads_can_require_a_key(client, registry, settings):

@@ -51,3 +51,58 @@ def test_the_api_answers_every_operation_within_its_schema(api_schema, registry)
             case.call_and_validate(checks=CHECKS)
 
         answers_within_schema()
+
+
+def unnamed_objects(schema: dict, components: dict, where: str, seen: set) -> list[str]:
+    """Where under ``schema`` an object is left unnamed: ``additionalProperties: true``, or an
+    object with neither properties nor a typed value (``dict[str, X]`` names X, so it passes)."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name in seen:
+            return []
+        return unnamed_objects(components[name], components, f"{where} -> {name}", seen | {name})
+    found = []
+    extra = schema.get("additionalProperties")
+    if extra is True or extra == {} or (schema.get("type") == "object" and not
+                                        schema.get("properties") and not isinstance(extra, dict)):
+        found.append(where)
+    for key, value in schema.get("properties", {}).items():
+        found += unnamed_objects(value, components, f"{where}.{key}", seen)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            found += unnamed_objects(schema[key], components, f"{where}[{key}]", seen)
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for part in schema.get(key, []):
+            found += unnamed_objects(part, components, where, seen)
+    return found
+
+
+def test_every_json_answer_names_its_properties(client):
+    schema = client.get("/api/openapi.json").json()
+    components = schema["components"]["schemas"]
+    checked, unnamed = 0, []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items():
+                body = response.get("content", {}).get("application/json")
+                if not str(status).startswith("2") or body is None:
+                    continue
+                checked += 1
+                where = f"{method.upper()} {path} {status}"
+                top = body["schema"]
+                while "$ref" in top:
+                    top = components[top["$ref"].rsplit("/", 1)[-1]]
+                if not top.get("properties"):
+                    unnamed.append(where)
+                unnamed += unnamed_objects(body["schema"], components, where, set())
+    assert checked >= 17
+    assert unnamed == []
+
+
+def test_the_check_finds_an_unnamed_object():
+    components = {"Out": {"type": "object", "properties": {
+        "fine": {"type": "object", "additionalProperties": {"type": "number"}},
+        "loose": {"type": "object", "additionalProperties": True},
+        "items": {"type": "array", "items": {"type": "object"}}}}}
+    assert unnamed_objects({"$ref": "#/components/schemas/Out"}, components, "GET", set()) == [
+        "GET -> Out.loose", "GET -> Out.items[items]"]

@@ -88,3 +88,12 @@ def test_every_metric_has_a_label_and_a_unit():
     names = set(evaluate(ByteTokenizer(), ["a b"])) | set(evaluate(CharTokenizer(), ["a b"]))
     counts = {"bytes", "chars", "tokens", "words", "lines"}
     assert names - counts == set(METRICS)
+
+
+def test_the_best_value_follows_each_metrics_direction():
+    from tokenizers_app.bpe.metrics import HEADLINE_METRICS, METRICS, best_value
+
+    assert best_value("compression_ratio", [3.1, None, 3.4]) == 3.4  # higher is better
+    assert best_value("tokens_per_word", [1.4, None, 1.2]) == 1.2  # lower is better
+    assert best_value("compression_ratio", [3.1, None]) is None  # nothing to choose between
+    assert set(HEADLINE_METRICS) <= set(METRICS)

@@ -36,8 +36,10 @@ def test_runs_corpora_compare_and_encode(registry_data):
     compared = json.loads(run("compare", "prose-bpe@1", "prose-bpe@2", "--corpus", "held-out",
                               "--json"))
     assert [v["ref"] for v in compared["versions"]] == ["prose-bpe@1", "prose-bpe@2"]
-    assert "Compression ratio" in run("compare", "prose-bpe@1", "prose-bpe@2", "--corpus",
-                                      "held-out")
+    table = run("compare", "prose-bpe@1", "prose-bpe@2", "--corpus", "held-out")
+    assert "Compression ratio" in table
+    [ratios] = [line for line in table.splitlines() if line.startswith("Compression ratio")]
+    assert ratios.endswith("bytes/token ★")  # the larger vocab, in the last column, is best
     ids = json.loads(run("encode", "prose-bpe@2", "--text", "hello world", "--json"))["ids"]
     assert ids == registry_data["large"].load_tokenizer().encode_ordinary("hello world")
 
@@ -63,6 +65,7 @@ def test_api_keys_are_shown_once_stored_hashed_and_revocable(registry_data):
 
 def test_unknown_names_are_one_line_errors(registry_data):
     for args in [("versions", "nothing"), ("show", "prose-bpe@9"), ("runs", "99999"),
-                 ("compare", "prose-bpe@1", "--corpus", "nothing")]:
+                 ("compare", "prose-bpe@1", "--corpus", "nothing"),
+                 ("compare", "prose-bpe@1", "--corpus", "prose")]:
         with pytest.raises(CommandError):
             run(*args)

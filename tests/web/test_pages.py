@@ -2,8 +2,9 @@
 
 import pytest
 
+from tokenizers_app.bpe.metric_text import metric_number
+from tokenizers_app.bpe.metrics import HEADLINE_METRICS
 from tokenizers_app.models import Corpus, Evaluation, TrainingRun
-from tokenizers_app.templatetags.metrics import metric_number
 
 pytestmark = pytest.mark.django_db
 
@@ -52,6 +53,22 @@ def test_the_compare_page_shows_the_evaluation_rows_numbers(client, registry_dat
                 continue
             assert f'data-metric="{name}">{metric_number(value, name)}' in html, name
     assert "Compression ratio <span class=\"unit\">(bytes/token)</span>" in html  # unit once, in the row
+
+
+def test_the_compare_page_marks_the_best_and_charts_the_headline_metrics(client, registry_data):
+    html = page(client, "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out")
+    large = Evaluation.objects.get(version=registry_data["large"]).metrics
+    best = metric_number(large["compression_ratio"], "compression_ratio")
+    assert (f'best-cell" data-metric="compression_ratio">{best} <span class="best" '
+            f'title="best">★</span>') in html
+    for name in HEADLINE_METRICS:
+        assert f'<canvas id="chart-{name}"' in html, name
+
+
+def test_the_compare_page_says_why_a_corpus_is_not_compared_on(client, registry_data):
+    html = page(client, "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=prose")
+    assert "&#x27;prose&#x27; is not an evaluation corpus" in html
+    assert '<option value="held-out" selected>' in html  # the first evaluation corpus instead
 
 
 def test_the_playground_counts_tokens_like_encode_ordinary(client, registry_data):

@@ -7,28 +7,28 @@ from ninja.files import UploadedFile
 from ..errors import Invalid
 from ..models import Corpus
 from ..services.corpora import import_staged_corpus
+from ..shapes import CorpusOut
 from ..uploads import staged_upload
 from .auth import READ, WRITE
 from .errors import ERRORS
-from .paging import MAX_PAGE, MAX_PAGE_SIZE, Page, page_of
-from .shapes import corpus_shape
+from .paging import MAX_PAGE, MAX_PAGE_SIZE, CorpusPage, page_of
 
 router = Router(tags=["corpora"])
 
 
-@router.get("", response={200: Page, **ERRORS}, auth=READ)
+@router.get("", response={200: CorpusPage, **ERRORS}, auth=READ)
 def list_corpora(request, page: int = Query(1, ge=1, le=MAX_PAGE),
                  page_size: int = Query(50, ge=1, le=MAX_PAGE_SIZE)):
-    return page_of(Corpus.objects.order_by("name"), page, page_size, corpus_shape)
+    return page_of(Corpus.objects.order_by("name"), page, page_size, CorpusOut.of)
 
 
-@router.get("/{name}", response={200: dict, **ERRORS}, auth=READ)
+@router.get("/{name}", response={200: CorpusOut, **ERRORS}, auth=READ)
 def get_corpus(request, name: str):
     [corpus] = Corpus.objects.by_names([name])
-    return corpus_shape(corpus)
+    return CorpusOut.of(corpus)
 
 
-@router.post("", response={201: dict, 200: dict, **ERRORS}, auth=WRITE)
+@router.post("", response={201: CorpusOut, 200: CorpusOut, **ERRORS}, auth=WRITE)
 def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
                   file: File[UploadedFile] = None):
     """A UTF-8 text file as a corpus (201); the same bytes as an existing corpus give that
@@ -42,4 +42,4 @@ def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
     existing = Corpus.objects.filter(sha256=upload.staged.sha256).exists()
     corpus = import_staged_corpus(staged=upload.staged, name=name, original_filename=upload.name,
                                   uploaded_by=request.user, is_evaluation=evaluation)
-    return Status(200 if existing else 201, corpus_shape(corpus))
+    return Status(200 if existing else 201, CorpusOut.of(corpus))

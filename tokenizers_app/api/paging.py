@@ -2,6 +2,8 @@
 
 from ninja import Schema
 
+from ..shapes import CorpusOut, TokenizerOut, VersionOut
+
 MAX_PAGE_SIZE = 100
 MAX_PAGE = 1_000_000
 
@@ -10,10 +12,22 @@ class Page(Schema):
     count: int
     page: int
     page_size: int
-    items: list[dict]
+
+
+class TokenizerPage(Page):
+    items: list[TokenizerOut]
+
+
+class VersionPage(Page):
+    items: list[VersionOut]
+
+
+class CorpusPage(Page):
+    items: list[CorpusOut]
 
 
 def page_of(queryset, page: int, page_size: int, shape) -> dict:
+    """One page of ``queryset``, each item as ``shape(item)``."""
     page, page_size = min(max(1, page), MAX_PAGE), min(max(1, page_size), MAX_PAGE_SIZE)
     start = (page - 1) * page_size
     return {"count": queryset.count(), "page": page, "page_size": page_size,

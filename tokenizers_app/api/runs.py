@@ -1,23 +1,21 @@
-"""``/api/runs``: start a run (every field checked before it is queued), follow it, cancel it;
-and ``/api/compare``."""
+"""``/api/runs``: start a run (every field checked before it is queued), follow it, cancel it."""
 
 from django.shortcuts import get_object_or_404
-from ninja import Query, Router, Schema, Status
+from ninja import Router, Schema, Status
 
-from ..models import Corpus, TokenizerVersion, TrainingRun
+from ..models import TrainingRun
 from ..services.queue import QueueUnavailable
 from ..services.runs import cancel_training_run, start_training_run
+from ..shapes import RunOut
 from .auth import READ, WRITE
 from .errors import ERRORS
-from .shapes import comparison_shape, run_shape
 
 router = Router(tags=["runs"])
-compare_router = Router(tags=["compare"])
 
 
 class Unsent(Schema):
     detail: str
-    run: dict
+    run: RunOut
 
 
 class RunIn(Schema):
@@ -30,7 +28,7 @@ class RunIn(Schema):
     sweep: list[int] = []
 
 
-@router.post("", response={201: dict, 503: Unsent, **ERRORS}, auth=WRITE)
+@router.post("", response={201: RunOut, 503: Unsent, **ERRORS}, auth=WRITE)
 def start_run(request, body: RunIn):
     """201 with the run; 503 when the run is saved but the task queue does not answer (it waits
     for the queue and is sent when it is back: follow it with ``GET /api/runs/{id}``)."""
@@ -40,26 +38,19 @@ def start_run(request, body: RunIn):
                                  pattern=body.pattern, min_frequency=body.min_frequency,
                                  sweep=body.sweep, created_by=request.user)
     except QueueUnavailable as unsent:
-        return Status(503, {"detail": str(unsent), "run": run_shape(unsent.record)})
-    return Status(201, run_shape(run))
+        return Status(503, {"detail": str(unsent), "run": RunOut.of(unsent.record)})
+    return Status(201, RunOut.of(run))
 
 
 def _run(run_id: int) -> TrainingRun:
     return get_object_or_404(TrainingRun.objects.select_related("tokenizer"), pk=run_id)
 
 
-@router.get("/{run_id}", response={200: dict, **ERRORS}, auth=READ)
+@router.get("/{run_id}", response={200: RunOut, **ERRORS}, auth=READ)
 def get_run(request, run_id: int):
-    return run_shape(_run(run_id))
+    return RunOut.of(_run(run_id))
 
 
-@router.post("/{run_id}/cancel", response={200: dict, **ERRORS}, auth=WRITE)
+@router.post("/{run_id}/cancel", response={200: RunOut, **ERRORS}, auth=WRITE)
 def cancel_run(request, run_id: int):
-    return run_shape(cancel_training_run(run=_run(run_id)))
-
-
-@compare_router.get("", response={200: dict, **ERRORS}, auth=READ)
-def compare(request, versions: str = Query(..., description="NAME@REF,NAME@REF,..."),
-            corpus: str = Query(..., description="an evaluation corpus")):
-    [found] = Corpus.objects.by_names([corpus])
-    return comparison_shape(TokenizerVersion.objects.resolve_many(versions), found)
+    return RunOut.of(cancel_training_run(run=_run(run_id)))

@@ -15,10 +15,10 @@ from ..models import Tokenizer, TokenizerVersion
 from ..services.downloads import render_download
 from ..services.staff import deprecate_version, move_alias, publish_version
 from ..services.versions import import_tokenizer
+from ..shapes import AliasOut, TokenizerOut, VersionDetailOut, VersionOut
 from .auth import READ, WRITE
 from .errors import ERRORS
-from .paging import MAX_PAGE, MAX_PAGE_SIZE, Page, page_of
-from .shapes import tokenizer_shape, version_shape
+from .paging import MAX_PAGE, MAX_PAGE_SIZE, TokenizerPage, VersionPage, page_of
 
 router = Router(tags=["tokenizers"])
 Format = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
@@ -36,21 +36,21 @@ def _version(name: str, ref: str) -> TokenizerVersion:
             .prefetch_related("aliases").resolve(f"{name}@{ref}"))
 
 
-@router.get("", response={200: Page, **ERRORS}, auth=READ)
+@router.get("", response={200: TokenizerPage, **ERRORS}, auth=READ)
 def list_tokenizers(request, page: int = Query(1, ge=1, le=MAX_PAGE),
                     page_size: int = Query(50, ge=1, le=MAX_PAGE_SIZE)):
-    return page_of(_tokenizers(), page, page_size, tokenizer_shape)
+    return page_of(_tokenizers(), page, page_size, TokenizerOut.of)
 
 
-@router.get("/{name}", response={200: dict, **ERRORS}, auth=READ)
+@router.get("/{name}", response={200: TokenizerOut, **ERRORS}, auth=READ)
 def get_tokenizer(request, name: str):
     tokenizer = _tokenizers().filter(name=name).first()
     if tokenizer is None:
         raise NotFound(f"no tokenizer named {name!r}")
-    return tokenizer_shape(tokenizer)
+    return TokenizerOut.of(tokenizer)
 
 
-@router.get("/{name}/versions", response={200: Page, **ERRORS}, auth=READ)
+@router.get("/{name}/versions", response={200: VersionPage, **ERRORS}, auth=READ)
 def list_versions(request, name: str, page: int = Query(1, ge=1, le=MAX_PAGE),
                   page_size: int = Query(50, ge=1, le=MAX_PAGE_SIZE)):
     if not Tokenizer.objects.filter(name=name).exists():
@@ -58,14 +58,12 @@ def list_versions(request, name: str, page: int = Query(1, ge=1, le=MAX_PAGE),
     versions = (TokenizerVersion.objects.ready().filter(tokenizer__name=name)
                 .select_related("tokenizer", "training_run", "created_by")
                 .prefetch_related("aliases").order_by("-number"))
-    return page_of(versions, page, page_size, version_shape)
+    return page_of(versions, page, page_size, VersionOut.of)
 
 
-@router.get("/{name}/versions/{ref}", response={200: dict, **ERRORS}, auth=READ)
+@router.get("/{name}/versions/{ref}", response={200: VersionDetailOut, **ERRORS}, auth=READ)
 def get_version(request, name: str, ref: str):
-    version = _version(name, ref)
-    evaluations = version.evaluations.without_word_tokens().select_related("corpus")
-    return version_shape(version, evaluations.order_by("corpus__name"))
+    return VersionDetailOut.of(_version(name, ref))
 
 
 @router.get("/{name}/versions/{ref}/download", response=ERRORS, auth=READ,
@@ -125,7 +123,7 @@ def check_text(text: str) -> None:
                       field="text") from None
 
 
-@router.post("/{name}/import", response={201: dict, **ERRORS}, auth=WRITE)
+@router.post("/{name}/import", response={201: VersionOut, **ERRORS}, auth=WRITE)
 def import_files(request, name: str, files: list[UploadedFile] = File(...),
                  format: Form[Format | None] = None):
     """A new version from tokenizer files in any format the core reads (the format is detected
@@ -137,25 +135,25 @@ def import_files(request, name: str, files: list[UploadedFile] = File(...),
                                tokenizer_name=name, format=format, created_by=request.user,
                                source_detail=f"imported over HTTP from "
                                              f"{', '.join(u.name for u in files)}")
-    return Status(201, version_shape(_version(name, str(version.number))))
+    return Status(201, VersionOut.of(_version(name, str(version.number))))
 
 
 class AliasIn(Schema):
     version: int
 
 
-@router.put("/{name}/aliases/{alias}", response={200: dict, **ERRORS}, auth=WRITE)
+@router.put("/{name}/aliases/{alias}", response={200: AliasOut, **ERRORS}, auth=WRITE)
 def put_alias(request, name: str, alias: str, body: AliasIn):
     """Point an alias at a version (staff only); every move is recorded."""
     moved = move_alias(version=_version(name, str(body.version)), name=alias, user=request.user)
-    return {"tokenizer": name, "alias": moved.name, "version": moved.version.number}
+    return AliasOut(tokenizer=name, alias=moved.name, version=moved.version.number)
 
 
-@router.post("/{name}/versions/{ref}/publish", response={200: dict, **ERRORS}, auth=WRITE)
+@router.post("/{name}/versions/{ref}/publish", response={200: VersionOut, **ERRORS}, auth=WRITE)
 def publish(request, name: str, ref: str):
-    return version_shape(publish_version(version=_version(name, ref), user=request.user))
+    return VersionOut.of(publish_version(version=_version(name, ref), user=request.user))
 
 
-@router.post("/{name}/versions/{ref}/deprecate", response={200: dict, **ERRORS}, auth=WRITE)
+@router.post("/{name}/versions/{ref}/deprecate", response={200: VersionOut, **ERRORS}, auth=WRITE)
 def deprecate(request, name: str, ref: str):
-    return version_shape(deprecate_version(version=_version(name, ref), user=request.user))
+    return VersionOut.of(deprecate_version(version=_version(name, ref), user=request.user))

@@ -32,9 +32,23 @@ METRICS = {
     "renyi_efficiency": ("Rényi efficiency (α 2.5)", "", True),
     "encode_throughput_mb_s": ("Encode throughput", "MB/s", True),
 }
+# the few metrics that answer "which tokenizer?" at a glance: the leaderboard's columns, the
+# admin's evaluation columns, ``manage.py show`` and the compare page's charts
+HEADLINE_METRICS = ("compression_ratio", "word_coverage", "tokens_per_word",
+                    "vocabulary_utilization")
 
 BYTE_LEVEL = frozenset({"byte_bpe", "byte"})  # these report byte_fallback_rate, not unknown_rate
 RENYI_ALPHA = 2.5
+
+
+def best_value(name: str, values: Iterable[float | None]) -> float | None:
+    """The best of the known values by the metric's direction (``METRICS``), or None when fewer
+    than two are known (nothing to choose between): ``best_value("tokens_per_word", [1.4, None,
+    1.2]) -> 1.2``; ``best_value("compression_ratio", [3.1, None]) -> None``."""
+    known = [value for value in values if value is not None]
+    if len(known) < 2:
+        return None
+    return max(known) if METRICS[name][2] else min(known)
 
 
 def share(part: float, whole: float) -> float:

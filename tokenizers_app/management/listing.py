@@ -1,23 +1,24 @@
-"""What the read commands share: ``--json`` for scripts (the API's shapes), a table otherwise,
-and one line for an error."""
+"""What the read commands share: ``--json`` for scripts (the API's shapes, ``shapes``), a table
+otherwise, and one line for an error."""
 
 import json
 
 from django.core.management.base import BaseCommand
+from pydantic import BaseModel
 
 from .errors import refusals_as_command_errors
 
 
 class ReadCommand(BaseCommand):
-    """A command that prints records: ``handle_read`` returns JSON-able data, ``table`` turns it
-    into lines for people."""
+    """A command that prints records: ``handle_read`` returns shapes (or a list of them),
+    ``table`` turns their data into lines for people."""
 
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print JSON (for scripts)")
 
     def handle(self, *args, **options):
         with refusals_as_command_errors():
-            data = self.handle_read(**options)
+            data = plain(self.handle_read(**options))
         if options["json"]:
             self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str))
         else:
@@ -29,6 +30,13 @@ class ReadCommand(BaseCommand):
 
     def table(self, data) -> list[str]:
         raise NotImplementedError
+
+
+def plain(data):
+    """A shape as its data (dicts, lists, numbers, text, datetimes); a list of them too."""
+    if isinstance(data, list):
+        return [plain(item) for item in data]
+    return data.model_dump() if isinstance(data, BaseModel) else data
 
 
 def columns(rows: list[list], headings: list[str]) -> list[str]:

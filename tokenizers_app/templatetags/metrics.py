@@ -1,40 +1,17 @@
 """``{{ value|metric:"compression_ratio" }}``: a metric's value with its unit, as the core defines
 it (``bpe.metrics.METRICS``): ``3.420 bytes/token``, ``97.1 %``. Tables say the unit once, in
-their heading, and show ``{{ value|metric_number:name }}`` in the cells: ``3.420``."""
+their heading, and show ``{{ value|metric_number:name }}`` in the cells: ``3.420``. The text
+itself is ``bpe.metric_text``'s, which the admin and the commands use too."""
 
 from django import template
 
-from ..bpe.metrics import METRICS
+from ..bpe.metric_text import metric_label, metric_number, metric_text, metric_unit
 
 register = template.Library()
-
-
-@register.filter
-def metric_number(value, name: str) -> str:
-    """The number alone, for a table whose row heading carries the unit: ``3.420``; shares keep
-    their sign, ``97.1 %`` (joined by a no-break space); no value is ``—``."""
-    if value is None or value == "":
-        return "—"
-    if metric_unit(name) == "%":
-        return f"{100 * value:.1f}\u00a0%"  # a no-break space: the sign stays with its number
-    return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
-
-
-@register.filter
-def metric(value, name: str) -> str:
-    number = metric_number(value, name).replace("\u00a0", " ")  # plain text for terminals too
-    unit = metric_unit(name)
-    return number if number == "—" or unit in ("", "%") else f"{number} {unit}"
-
-
-@register.filter
-def metric_label(name: str) -> str:
-    return METRICS[name][0] if name in METRICS else name
-
-
-@register.filter
-def metric_unit(name: str) -> str:
-    return METRICS[name][1] if name in METRICS else ""
+register.filter("metric_number", metric_number)
+register.filter("metric", metric_text)
+register.filter("metric_label", metric_label)
+register.filter("metric_unit", metric_unit)
 
 
 @register.filter

@@ -1,14 +1,17 @@
 """``/compare/`` (every metric of 2+ versions on one corpus, charts, and the words they split
 differently) and ``/playground/`` (a text encoded by several versions and the baselines)."""
 
+from dataclasses import asdict
+
 from django.shortcuts import render
 
 from ..bpe.baselines import ByteTokenizer, CharTokenizer
 from ..bpe.inspection import words_split_differently
-from ..bpe.metrics import METRICS
+from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import token_groups
 from ..errors import REFUSALS
-from ..models import Corpus, Evaluation, TokenizerVersion
+from ..models import Corpus, TokenizerVersion
+from ..services.comparisons import compare_versions, evaluation_corpus
 from .access import readable
 
 PLAYGROUND_MAX_CHARS = 20_000
@@ -27,37 +30,31 @@ def _versions(request, form_errors: list) -> list:
         return []
 
 
+def _corpus(request, corpora, form_errors: list) -> Corpus | None:
+    """The evaluation corpus asked for; else (none asked, or refused) the first one."""
+    name = request.GET.get("corpus")
+    if name:
+        try:
+            return evaluation_corpus(name)
+        except REFUSALS as exc:
+            form_errors.append(str(exc))
+    return corpora.first()
+
+
 @readable
 def compare(request):
     errors: list[str] = []
     versions = _versions(request, errors)
     corpora = Corpus.objects.for_evaluation().order_by("name")
-    corpus = corpora.filter(name=request.GET.get("corpus")).first() or corpora.first()
-    if request.GET.get("corpus") and corpus and corpus.name != request.GET["corpus"]:
-        errors.append(f"{request.GET['corpus']!r} is not an evaluation corpus; showing "
-                      f"{corpus.name}")
-    evaluations = Evaluation.objects.of(versions, corpus) if corpus and versions else {}
-    columns = [(v, evaluations.get(v.pk)) for v in versions]
+    corpus = _corpus(request, corpora, errors)
+    found = compare_versions(versions=versions, corpus=corpus) if corpus and versions else None
+    columns = found.columns if found else []
     return render(request, "tokenizers_app/compare.html", {
         "errors": errors, "versions": versions, "corpus": corpus, "corpora": corpora,
-        "columns": columns, "rows": metric_rows(columns),
+        "columns": columns, "rows": [asdict(row) for row in found.rows if row.reported]
+        if found else [], "charts": HEADLINE_METRICS,
         "split_words": split_words(columns), "refs": request.GET.get("versions", ""),
         "sweep": sweep_curve(columns)})
-
-
-def metric_rows(columns: list) -> list[dict]:
-    """One row per metric: label, unit, each version's value (None: no result yet) and which
-    columns hold the best value (marked in the page, not only colored)."""
-    rows = []
-    for name, (label, unit, higher_better) in METRICS.items():
-        values = [e.metrics.get(name) if e and e.status == e.Status.SUCCEEDED else None
-                  for _, e in columns]
-        known = [v for v in values if v is not None]
-        best = (max(known) if higher_better else min(known)) if len(known) > 1 else None
-        if known or any(e is None or e.status != e.Status.SUCCEEDED for _, e in columns):
-            rows.append({"name": name, "label": label, "unit": unit, "values": values,
-                         "best": [v is not None and v == best for v in values]})
-    return rows
 
 
 def split_words(columns: list) -> list:

@@ -4,12 +4,11 @@ from itertools import groupby
 
 from django.shortcuts import render
 
-from ..bpe.metrics import METRICS
+from ..bpe.metrics import HEADLINE_METRICS, METRICS
 from ..models import Evaluation, Tokenizer, TrainingRun
 from .access import readable
 
-COLUMNS = {name: METRICS[name] for name in ("compression_ratio", "word_coverage",
-                                            "tokens_per_word", "vocabulary_utilization")}
+COLUMNS = {name: METRICS[name] for name in HEADLINE_METRICS}
 
 
 @readable

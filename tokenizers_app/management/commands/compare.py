@@ -1,9 +1,10 @@
 """``manage.py compare NAME@REF NAME@REF ... --corpus C [--json]``"""
 
-from tokenizers_app.api.shapes import comparison_shape
+from tokenizers_app.bpe.metric_text import metric_text
 from tokenizers_app.management.listing import ReadCommand, columns
-from tokenizers_app.models import Corpus, TokenizerVersion
-from tokenizers_app.templatetags.metrics import metric
+from tokenizers_app.models import TokenizerVersion
+from tokenizers_app.services.comparisons import compare_versions, evaluation_corpus
+from tokenizers_app.shapes import ComparisonOut
 
 
 class Command(ReadCommand):
@@ -15,12 +16,20 @@ class Command(ReadCommand):
         super().add_arguments(parser)
 
     def handle_read(self, refs, corpus, **options):
-        [found] = Corpus.objects.by_names([corpus])
-        return comparison_shape(TokenizerVersion.objects.resolve_many(refs), found)
+        return ComparisonOut.of(compare_versions(
+            versions=TokenizerVersion.objects.resolve_many(refs), corpus=evaluation_corpus(corpus)))
 
     def table(self, data):
+        """One row per metric, one column per version; ``★`` marks the best value of a row."""
         versions = data["versions"]
-        rows = [[info["label"]] + [metric((v["metrics"] or {}).get(name), name)
-                                   if v["metrics"] else v["status"] for v in versions]
+        rows = [[info["label"]] + [cell(v, name, info["best"]) for v in versions]
                 for name, info in data["metrics"].items()]
-        return [f"on {data['corpus']}:"] + columns(rows, ["METRIC"] + [v["ref"] for v in versions])
+        return ([f"on {data['corpus']} (★ marks the best value):"]
+                + columns(rows, ["METRIC"] + [v["ref"] for v in versions]))
+
+
+def cell(version: dict, name: str, best: list[str]) -> str:
+    if not version["metrics"]:
+        return version["status"]
+    shown = metric_text(version["metrics"].get(name), name)
+    return f"{shown} ★" if version["ref"] in best else shown

@@ -1,8 +1,8 @@
 """``manage.py corpora [NAME] [--json]``"""
 
-from tokenizers_app.api.shapes import corpus_shape
 from tokenizers_app.management.listing import ReadCommand, columns
 from tokenizers_app.models import Corpus
+from tokenizers_app.shapes import CorpusOut
 
 
 class Command(ReadCommand):
@@ -14,8 +14,8 @@ class Command(ReadCommand):
 
     def handle_read(self, name=None, **options):
         if name is None:
-            return [corpus_shape(c) for c in Corpus.objects.order_by("name")]
-        return corpus_shape(Corpus.objects.by_names([name])[0])
+            return [CorpusOut.of(c) for c in Corpus.objects.order_by("name")]
+        return CorpusOut.of(Corpus.objects.by_names([name])[0])
 
     def table(self, data):
         rows = data if isinstance(data, list) else [data]

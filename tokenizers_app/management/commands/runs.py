@@ -1,9 +1,9 @@
 """``manage.py runs [ID] [--json]``"""
 
-from tokenizers_app.api.shapes import run_shape
 from tokenizers_app.errors import NotFound
 from tokenizers_app.management.listing import ReadCommand, columns
 from tokenizers_app.models import TrainingRun
+from tokenizers_app.shapes import RunOut
 
 
 class Command(ReadCommand):
@@ -18,11 +18,11 @@ class Command(ReadCommand):
         runs = TrainingRun.objects.select_related("tokenizer").prefetch_related("corpora",
                                                                                "versions")
         if run_id is None:
-            return [run_shape(run) for run in runs[:limit]]
+            return [RunOut.of(run) for run in runs[:limit]]
         run = runs.filter(pk=run_id).first()
         if run is None:
             raise NotFound(f"no training run {run_id}")
-        return run_shape(run)
+        return RunOut.of(run)
 
     def table(self, data):
         rows = data if isinstance(data, list) else [data]

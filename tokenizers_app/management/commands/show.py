@@ -1,9 +1,10 @@
 """``manage.py show NAME@REF [--json]``"""
 
-from tokenizers_app.api.shapes import version_shape
+from tokenizers_app.bpe.metric_text import metric_text
+from tokenizers_app.bpe.metrics import HEADLINE_METRICS
 from tokenizers_app.management.listing import ReadCommand
 from tokenizers_app.models import TokenizerVersion
-from tokenizers_app.templatetags.metrics import metric
+from tokenizers_app.shapes import VersionDetailOut
 
 
 class Command(ReadCommand):
@@ -14,9 +15,7 @@ class Command(ReadCommand):
         super().add_arguments(parser)
 
     def handle_read(self, ref, **options):
-        version = TokenizerVersion.objects.resolve(ref)
-        evaluations = version.evaluations.without_word_tokens().select_related("corpus")
-        return version_shape(version, evaluations.order_by("corpus__name"))
+        return VersionDetailOut.of(TokenizerVersion.objects.resolve(ref))
 
     def table(self, v):
         run = v["lineage"]["training_run"]
@@ -30,7 +29,7 @@ class Command(ReadCommand):
                 f"{c['name']} (sha256 {c['sha256'][:12]})" for c in run["corpora"]))
         for corpus, found in v["metrics"].items():
             numbers = found["metrics"]
-            shown = ", ".join(f"{name} {metric(numbers[name], name)}" for name in (
-                "compression_ratio", "word_coverage", "tokens_per_word") if name in numbers)
+            shown = ", ".join(f"{name} {metric_text(numbers[name], name)}"
+                              for name in HEADLINE_METRICS if name in numbers)
             lines.append(f"on {corpus}: {shown or found['status']}")
         return lines

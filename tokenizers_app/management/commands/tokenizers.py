@@ -1,15 +1,15 @@
 """``manage.py tokenizers [--json]``"""
 
-from tokenizers_app.api.shapes import tokenizer_shape
 from tokenizers_app.management.listing import ReadCommand, columns
 from tokenizers_app.models import Tokenizer
+from tokenizers_app.shapes import TokenizerOut
 
 
 class Command(ReadCommand):
     help = "List the tokenizers: ready versions, the latest, and their aliases."
 
     def handle_read(self, **options):
-        return [tokenizer_shape(t) for t in Tokenizer.objects.prefetch_related(
+        return [TokenizerOut.of(t) for t in Tokenizer.objects.prefetch_related(
             "aliases__version", "versions").order_by("name")]
 
     def table(self, data):

@@ -1,9 +1,9 @@
 """``manage.py versions NAME [--json]``"""
 
-from tokenizers_app.api.shapes import version_shape
 from tokenizers_app.errors import NotFound
 from tokenizers_app.management.listing import ReadCommand, columns
 from tokenizers_app.models import Tokenizer, TokenizerVersion
+from tokenizers_app.shapes import VersionOut
 
 
 class Command(ReadCommand):
@@ -16,7 +16,7 @@ class Command(ReadCommand):
     def handle_read(self, name, **options):
         if not Tokenizer.objects.filter(name=name).exists():
             raise NotFound(f"no tokenizer named {name!r}")
-        return [version_shape(v) for v in TokenizerVersion.objects.ready()
+        return [VersionOut.of(v) for v in TokenizerVersion.objects.ready()
                 .filter(tokenizer__name=name).select_related("tokenizer", "training_run")
                 .prefetch_related("aliases").order_by("-number")]
 

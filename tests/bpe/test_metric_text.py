@@ -1,0 +1,27 @@
+"""A metric's value as text with its unit (``bpe.metric_text``), as pages, admin and commands
+show it."""
+
+from tokenizers_app.bpe.metric_text import metric_label, metric_number, metric_text, metric_unit
+
+
+def test_numbers_keep_three_decimals_below_ten_and_one_above():
+    assert metric_number(3.42, "compression_ratio") == "3.420"
+    assert metric_number(1234.56, "encode_throughput_mb_s") == "1,234.6"
+    assert metric_text(3.42, "compression_ratio") == "3.420 bytes/token"
+
+
+def test_shares_are_percentages_that_keep_their_sign():
+    assert metric_number(0.971, "word_coverage") == "97.1\u00a0%"  # one line in a table cell
+    assert metric_text(0.971, "word_coverage") == "97.1 %"  # plain text for a terminal
+
+
+def test_no_value_is_a_dash_without_a_unit():
+    assert metric_number(None, "compression_ratio") == "—"
+    assert metric_text(None, "compression_ratio") == "—"
+    assert metric_text(0.5, "renyi_efficiency") == "0.500"  # a metric without a unit
+
+
+def test_labels_and_units_come_from_the_core_and_unknown_names_are_themselves():
+    assert metric_label("word_coverage") == "Word coverage"
+    assert metric_unit("tokens_per_word") == "tokens/word"
+    assert (metric_label("bytes"), metric_unit("bytes")) == ("bytes", "")

@@ -1,0 +1,45 @@
+"""A metric's value as text, with the unit the core defines for it (``metrics.METRICS``): one
+spelling of every number for the pages (through the ``metrics`` template filters), the admin and
+the commands.
+
+Shares (unit ``%``) are stored in [0, 1] and shown as percentages; other numbers keep three
+decimals below 10 and one above; no value is ``—``.
+"""
+
+from __future__ import annotations
+
+from .metrics import METRICS
+
+NO_VALUE = "—"
+NO_BREAK = "\u00a0"  # keeps the ``%`` sign on the line of its number in a table cell
+
+
+def metric_label(name: str) -> str:
+    """``metric_label("compression_ratio") -> "Compression ratio"``; an unknown name is itself."""
+    return METRICS[name][0] if name in METRICS else name
+
+
+def metric_unit(name: str) -> str:
+    """``metric_unit("compression_ratio") -> "bytes/token"``; ``metric_unit("bytes") -> ""``."""
+    return METRICS[name][1] if name in METRICS else ""
+
+
+def metric_number(value, name: str) -> str:
+    """The number alone, for a table whose heading carries the unit: ``metric_number(3.42,
+    "compression_ratio") -> "3.420"``; shares keep their sign, joined by a no-break space:
+    ``metric_number(0.971, "word_coverage") -> "97.1\\u00a0%"``; ``metric_number(None, ...) ->
+    "—"``."""
+    if value is None or value == "":
+        return NO_VALUE
+    if metric_unit(name) == "%":
+        return f"{100 * value:.1f}{NO_BREAK}%"
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
+
+
+def metric_text(value, name: str) -> str:
+    """The number with its unit, as plain text (terminals too): ``metric_text(3.42,
+    "compression_ratio") -> "3.420 bytes/token"``; ``metric_text(0.971, "word_coverage") ->
+    "97.1 %"``."""
+    number = metric_number(value, name).replace(NO_BREAK, " ")
+    unit = metric_unit(name)
+    return number if number == NO_VALUE or unit in ("", "%") else f"{number} {unit}"

@@ -1,0 +1,218 @@
+"""The JSON shapes of registry records, as typed schemas: the API answers with them (so its
+OpenAPI document names every property) and the commands print them with ``--json``.
+
+Each shape is built from its record by ``Shape.of(record)``; ``shape.model_dump()`` gives the
+plain data (datetimes stay datetimes: the API writes them as ISO 8601, the commands as text).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ninja import Schema
+
+from .bpe.metrics import METRICS
+from .models import Corpus, Evaluation, Tokenizer, TokenizerVersion, TrainingRun
+
+Metrics = dict[str, int | float | None]  # metric name -> value (see ``bpe.metrics.METRICS``)
+
+
+class TokenizerOut(Schema):
+    name: str
+    description: str
+    versions: int  # how many ready versions
+    latest: int | None  # the number of the latest ready version
+    aliases: dict[str, int]  # alias -> version number
+    created_at: datetime
+
+    @classmethod
+    def of(cls, tokenizer: Tokenizer) -> TokenizerOut:
+        """From a tokenizer with its ``aliases__version`` and ``versions`` prefetched."""
+        ready = [v.number for v in tokenizer.versions.all() if v.status == "ready"]
+        return cls(name=tokenizer.name, description=tokenizer.description,
+                   versions=len(ready), latest=max(ready, default=None),
+                   aliases={alias.name: alias.version.number for alias in tokenizer.aliases.all()},
+                   created_at=tokenizer.created_at)
+
+
+class EvaluationOut(Schema):
+    corpus: str
+    corpus_sha256: str
+    status: str  # queued, running, succeeded, failed
+    error: str
+    metrics: Metrics
+
+    @classmethod
+    def of(cls, evaluation: Evaluation) -> EvaluationOut:
+        return cls(corpus=evaluation.corpus.name, corpus_sha256=evaluation.corpus.sha256,
+                   status=evaluation.status, error=evaluation.error,
+                   metrics=dict(evaluation.metrics))
+
+
+class SourceCorpusOut(Schema):
+    name: str
+    sha256: str
+    size_bytes: int
+
+
+class SourceRunOut(Schema):
+    """The run that trained a version: its corpora, parameters and timings."""
+
+    id: int
+    vocab_size: int
+    pattern: str
+    special_tokens: list[str]
+    min_frequency: int
+    sweep: list[int]
+    stage_seconds: dict[str, float]
+    merges_per_second: float | None
+    corpora: list[SourceCorpusOut]
+
+
+class LineageOut(Schema):
+    source: str  # trained, imported
+    source_detail: str
+    digest: str
+    created_at: str
+    created_by: str | None
+    training_run: SourceRunOut | None
+
+
+class VersionOut(Schema):
+    tokenizer: str
+    number: int
+    ref: str  # NAME@NUMBER
+    algorithm: str
+    pattern: str
+    special_tokens: list[str]
+    vocab_size: int
+    merges: int
+    digest: str
+    lifecycle: str
+    notes: str
+    aliases: list[str]
+    created_at: datetime
+    lineage: LineageOut
+
+    @classmethod
+    def of(cls, version: TokenizerVersion, **more) -> VersionOut:
+        return cls(tokenizer=version.tokenizer.name, number=version.number, ref=version.label,
+                   algorithm=version.algorithm, pattern=version.pattern,
+                   special_tokens=version.special_tokens, vocab_size=version.vocab_size,
+                   merges=version.merge_count, digest=version.digest,
+                   lifecycle=version.lifecycle, notes=version.notes,
+                   aliases=[alias.name for alias in version.aliases.all()],
+                   created_at=version.created_at, lineage=version.lineage(), **more)
+
+
+class VersionDetailOut(VersionOut):
+    """A version with its evaluations, by corpus name."""
+
+    metrics: dict[str, EvaluationOut]
+
+    @classmethod
+    def of(cls, version: TokenizerVersion, **more) -> VersionDetailOut:
+        evaluations = (version.evaluations.without_word_tokens().select_related("corpus")
+                       .order_by("corpus__name"))
+        return super().of(version, metrics={e.corpus.name: EvaluationOut.of(e)
+                                            for e in evaluations}, **more)
+
+
+class CorpusOut(Schema):
+    name: str
+    sha256: str
+    size_bytes: int
+    line_count: int
+    char_count: int
+    scripts: dict[str, float]  # share of letters per Unicode script
+    evaluation: bool
+    original_filename: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, corpus: Corpus) -> CorpusOut:
+        return cls(name=corpus.name, sha256=corpus.sha256, size_bytes=corpus.size_bytes,
+                   line_count=corpus.line_count, char_count=corpus.char_count,
+                   scripts=corpus.scripts, evaluation=corpus.is_evaluation,
+                   original_filename=corpus.original_filename, created_at=corpus.created_at)
+
+
+class RunOut(Schema):
+    id: int
+    tokenizer: str
+    status: str  # queued, running, succeeded, failed, cancelled
+    stage: str
+    progress_done: int
+    progress_total: int
+    merges_per_second: float | None
+    stage_seconds: dict[str, float]
+    error: str
+    vocab_size: int
+    pattern: str
+    special_tokens: list[str]
+    min_frequency: int
+    sweep: list[int]
+    corpora: list[str]
+    versions: list[str]  # NAME@NUMBER of the versions it made
+    created_at: datetime
+    finished_at: datetime | None
+
+    @classmethod
+    def of(cls, run: TrainingRun) -> RunOut:
+        return cls(id=run.pk, tokenizer=run.tokenizer.name, status=run.status, stage=run.stage,
+                   progress_done=run.progress_done, progress_total=run.progress_total,
+                   merges_per_second=run.merges_per_second, stage_seconds=run.stage_seconds,
+                   error=run.error, vocab_size=run.vocab_size, pattern=run.pattern,
+                   special_tokens=run.special_tokens, min_frequency=run.min_frequency,
+                   sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
+                   versions=[v.label for v in run.versions.all()],
+                   created_at=run.created_at, finished_at=run.finished_at)
+
+
+class AliasOut(Schema):
+    tokenizer: str
+    alias: str
+    version: int  # the number it points at
+
+
+class MetricOut(Schema):
+    """One metric of a comparison: what it is, and the refs of the versions with the best value
+    (empty while fewer than two versions have one)."""
+
+    label: str
+    unit: str
+    higher_is_better: bool
+    best: list[str]
+
+
+class ComparedVersionOut(Schema):
+    ref: str
+    vocab_size: int
+    status: str  # the evaluation's status, or "not evaluated"
+    metrics: Metrics | None  # None until it is evaluated
+
+
+class ComparisonOut(Schema):
+    """Every metric of each version on one evaluation corpus, with its unit, which direction is
+    better and which versions are best."""
+
+    corpus: str
+    corpus_sha256: str
+    metrics: dict[str, MetricOut]
+    versions: list[ComparedVersionOut]
+
+    @classmethod
+    def of(cls, comparison) -> ComparisonOut:
+        """From a ``services.comparisons.Comparison``."""
+        refs = [version.label for version in comparison.versions]
+        best = {row.name: [ref for ref, is_best in zip(refs, row.best) if is_best]
+                for row in comparison.rows}
+        return cls(corpus=comparison.corpus.name, corpus_sha256=comparison.corpus.sha256,
+                   metrics={name: MetricOut(label=label, unit=unit, higher_is_better=higher,
+                                            best=best[name])
+                            for name, (label, unit, higher) in METRICS.items()},
+                   versions=[ComparedVersionOut(
+                       ref=version.label, vocab_size=version.vocab_size,
+                       status=evaluation.status if evaluation else "not evaluated",
+                       metrics=evaluation.metrics if evaluation else None)
+                       for version, evaluation in comparison.columns])
