@@ -8,9 +8,6 @@ version (COPY on Postgres), and read back in rank order by ``TokenizerVersion.lo
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -18,6 +15,7 @@ from django.utils import timezone
 from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
+from tokenizers_app.caches import BoundedCache
 
 from .contents import MergeRule, VocabEntry
 from .rows import bulk_insert, fetch_rows, q
@@ -115,8 +113,8 @@ class VersionQuerySet(models.QuerySet):
         return found
 
 
-_LOADED: OrderedDict[str, CoreTokenizer] = OrderedDict()  # digest -> tokenizer, this process
-_LOADED_LOCK = threading.Lock()
+# digest -> core tokenizer, in this process
+_LOADED: BoundedCache[CoreTokenizer] = BoundedCache(lambda: settings.LOADED_TOKENIZERS)
 
 
 class TokenizerVersion(models.Model):
@@ -236,16 +234,9 @@ class TokenizerVersion(models.Model):
         """This version's core tokenizer, kept in memory in this process and keyed by digest (at
         most ``LOADED_TOKENIZERS`` of them; the least recently used goes first), so that encoding
         on request neither reloads rows nor starts from a cold pre-token cache."""
-        with _LOADED_LOCK:
-            tokenizer = _LOADED.get(self.digest)
-            if tokenizer is not None:
-                _LOADED.move_to_end(self.digest)
-                return tokenizer
-        tokenizer = self.load_tokenizer()
-        with _LOADED_LOCK:
-            _LOADED[self.digest] = tokenizer
-            while len(_LOADED) > settings.LOADED_TOKENIZERS:
-                _LOADED.popitem(last=False)
+        tokenizer = _LOADED.get(self.digest)
+        if tokenizer is None:
+            tokenizer = _LOADED.put(self.digest, self.load_tokenizer())
         return tokenizer
 
     def load_tokenizer(self) -> CoreTokenizer:
