@@ -5,11 +5,11 @@ from ..models import Corpus, Evaluation, Tokenizer, TokenizerVersion, TrainingRu
 
 
 def tokenizer_shape(tokenizer: Tokenizer) -> dict:
+    """A tokenizer from ``Tokenizer.objects.with_latest()`` (its ready versions and latest)."""
     aliases = {alias.name: alias.version.number for alias in tokenizer.aliases.all()}
-    latest = max((v.number for v in tokenizer.versions.all() if v.status == "ready"), default=None)
     return {"name": tokenizer.name, "description": tokenizer.description,
-            "versions": sum(1 for v in tokenizer.versions.all() if v.status == "ready"),
-            "latest": latest, "aliases": aliases, "created_at": tokenizer.created_at}
+            "versions": tokenizer.ready_versions, "latest": tokenizer.latest,
+            "aliases": aliases, "created_at": tokenizer.created_at}
 
 
 def version_shape(version: TokenizerVersion, evaluations=None) -> dict:

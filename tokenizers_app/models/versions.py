@@ -24,11 +24,12 @@ from .runs import Algorithm, TrainingRun
 
 class TokenizerQuerySet(models.QuerySet):
     def with_latest(self):
-        """Each tokenizer with ``ready_versions`` (a count) and ``latest`` (the highest ready
-        version number, or None)."""
+        """Each tokenizer with ``ready_versions`` (a count) and ``latest`` (the number of its
+        latest ready version, ``VersionQuerySet.latest_first``, or None)."""
         ready = models.Q(versions__status=TokenizerVersion.Status.READY)
+        latest = TokenizerVersion.objects.filter(tokenizer=models.OuterRef("pk")).latest_first()
         return self.annotate(ready_versions=models.Count("versions", filter=ready),
-                             latest=models.Max("versions__number", filter=ready))
+                             latest=models.Subquery(latest.values("number")[:1]))
 
 
 class Tokenizer(models.Model):
@@ -46,9 +47,6 @@ class Tokenizer(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def latest_version(self) -> TokenizerVersion | None:
-        return self.versions.ready().order_by("-number").first()
-
 
 class DamagedVersion(ValueError):
     """A version whose rows no longer give its recorded content digest."""
@@ -58,6 +56,11 @@ class VersionQuerySet(models.QuerySet):
     def ready(self):
         return self.filter(status=TokenizerVersion.Status.READY)
 
+    def latest_first(self):
+        """The ready versions, the latest (highest number) first: what a tokenizer's bare name
+        means (``resolve("web-en")``), and its ``latest`` in ``with_latest``."""
+        return self.ready().order_by("-number")
+
     def resolve(self, ref: str) -> TokenizerVersion:
         """``resolve("web-en@3")``, ``resolve("web-en@production")``; ``resolve("web-en")`` is the
         latest ready version. A ref that names nothing raises ValueError."""
@@ -66,7 +69,7 @@ class VersionQuerySet(models.QuerySet):
             raise ValueError(f"{ref!r} names no version: write a number or an alias after the "
                              f"@ ({name}@1, {name}@production), or the name alone for the latest")
         if not version_ref:
-            found = self.filter(tokenizer__name=name).ready().order_by("-number").first()
+            found = self.filter(tokenizer__name=name).latest_first().first()
         else:  # one row at most (unique together): no ORDER BY to build
             by = {"number": int(version_ref)} if version_ref.isdigit() else {
                 "aliases__name": version_ref}

@@ -30,7 +30,7 @@ def _version(name: str, ref: str) -> TokenizerVersion:
 @readable
 def tokenizer_detail(request, name):
     tokenizer = get_object_or_404(Tokenizer, name=name)
-    versions = tokenizer.versions.ready().order_by("-number").prefetch_related("aliases")
+    versions = tokenizer.versions.latest_first().prefetch_related("aliases")
     return render(request, "tokenizers_app/tokenizer.html", {
         "tokenizer": tokenizer, "versions": versions,
         "aliases": tokenizer.aliases.select_related("version").order_by("name")})
