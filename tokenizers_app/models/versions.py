@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
+from tokenizers_app.bpe.inspection import token_length_histogram
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
 from tokenizers_app.caches import BoundedCache
 
@@ -241,6 +242,10 @@ class TokenizerVersion(models.Model):
         if tokenizer is None:
             tokenizer = _LOADED.put(self.digest, self.load_tokenizer())
         return tokenizer
+
+    def token_length_histogram(self) -> list[tuple[int, int]]:
+        """``(length in bytes, number of tokens)``, shortest first, special tokens left out."""
+        return token_length_histogram(self.cached_tokenizer())
 
     def load_tokenizer(self) -> CoreTokenizer:
         """Rebuild the core ``Tokenizer`` from the rows; rows that no longer give the recorded
