@@ -12,8 +12,8 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .bpe.metrics import METRICS
-from .models import (
+from ..bpe.metrics import METRICS
+from ..models import (
     Alias,
     AliasMove,
     Corpus,
@@ -22,15 +22,15 @@ from .models import (
     TokenizerVersion,
     TrainingRun,
 )
-from .services.runs import cancel_training_run
-from .services.staff import (
+from ..services.runs import cancel_training_run
+from ..services.staff import (
     annotate_version,
     check_alias_name,
     deprecate_version,
     move_alias,
     publish_version,
 )
-from .templatetags.metrics import metric
+from ..templatetags.metrics import metric
 
 
 class StaffAdmin(admin.ModelAdmin):
@@ -274,6 +274,3 @@ class EvaluationAdmin(StaffAdmin):
     fields = ["version", "corpus", "status", "error", *(f"m_{name}" for name in METRICS),
               "created_at", "started_at", "finished_at"]
     readonly_fields = fields
-
-
-from . import admin_api_keys  # noqa: E402, F401  (registers the API keys' admin)
