@@ -45,7 +45,7 @@ def run_shape(run: TrainingRun) -> dict:
             "stage": run.stage, "progress_done": run.progress_done,
             "progress_total": run.progress_total, "merges_per_second": run.merges_per_second,
             "stage_seconds": run.stage_seconds, "error": run.error,
-            "vocab_size": run.vocab_size, "pattern": run.pattern,
+            "algorithm": run.algorithm, "vocab_size": run.vocab_size, "pattern": run.pattern,
             "special_tokens": run.special_tokens, "min_frequency": run.min_frequency,
             "sweep": run.sweep, "corpora": [c.name for c in run.corpora.all()],
             "versions": [v.label for v in run.versions.all()],
