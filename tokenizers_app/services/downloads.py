@@ -7,8 +7,6 @@ import gzip
 import hashlib
 import shutil
 import tempfile
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from django.conf import settings
 from ..bpe.atomic_files import write_file, write_files
 from ..bpe.formats import check_format, dumps_tokenizer
 from ..bpe.formats.archive import download_file
+from ..caches import BoundedCache
 from ..errors import room_checked
 from ..models import TokenizerVersion
 
@@ -60,9 +59,9 @@ class Download:
         return self.path.with_name(self.path.name + ".gz")
 
 
-_DOWNLOADS: OrderedDict[tuple[str, str, str], Download] = OrderedDict()
-_DOWNLOADS_LOCK = threading.Lock()
 KEPT_DOWNLOADS = 256  # per process, the least recently served forgotten first
+# (digest, format, tokenizer name) -> the rendered download, in this process
+_DOWNLOADS: BoundedCache[Download] = BoundedCache(KEPT_DOWNLOADS)
 
 
 def render_download(*, version: TokenizerVersion, format: str) -> Download:
@@ -70,10 +69,9 @@ def render_download(*, version: TokenizerVersion, format: str) -> Download:
     identical versions: rendered once per digest and format into ``MEDIA_ROOT/exports``; this
     process then remembers its path and sha256, so serving it again reads no rows."""
     key = (version.digest, format, version.tokenizer.name)
-    with _DOWNLOADS_LOCK:
-        if key in _DOWNLOADS and _DOWNLOADS[key].path.is_file():
-            _DOWNLOADS.move_to_end(key)
-            return _DOWNLOADS[key]
+    kept = _DOWNLOADS.get(key)
+    if kept is not None and kept.path.is_file():
+        return kept
     files = render_tokenizer_files(version=version, format=format)
     file_name, data = download_file(files, version.tokenizer.name, format)
     folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / format / "download"
@@ -85,8 +83,4 @@ def render_download(*, version: TokenizerVersion, format: str) -> Download:
             # mtime=0: the same gzip bytes each time
             write_file(artifact.gzip_path, gzip.compress(data, 9, mtime=0))
             write_file(path, data)
-    with _DOWNLOADS_LOCK:
-        _DOWNLOADS[key] = artifact
-        while len(_DOWNLOADS) > KEPT_DOWNLOADS:
-            _DOWNLOADS.popitem(last=False)
-    return artifact
+    return _DOWNLOADS.put(key, artifact)

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..errors import Conflict, Forbidden, Invalid
-from ..models import Alias, AliasMove, TokenizerVersion
+from ..models import ALIAS_PATTERN, Alias, AliasMove, TokenizerVersion
 
 
 def _require_staff(user, action: str) -> None:
@@ -45,7 +45,7 @@ def annotate_version(*, version: TokenizerVersion, notes: str, user) -> Tokenize
     return version
 
 
-_ALIAS = regex.compile(r"[a-z][a-z0-9_-]{0,49}")
+_ALIAS = regex.compile(ALIAS_PATTERN)
 
 
 def check_alias_name(name) -> str:

@@ -1,5 +1,5 @@
 """Versions: add one (numbered, with all its rows, or the existing one with the same digest),
-register a vocabulary sweep, import tokenizer files."""
+import tokenizer files."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from django.db.models import Max
 from ..bpe import Tokenizer as CoreTokenizer
 from ..bpe.canonical import content_digest
 from ..bpe.formats import loads_tokenizer
-from ..bpe.training import check_sweep, prefix_tokenizer
 from ..errors import Invalid
 from ..models import Algorithm, Corpus, Tokenizer, TokenizerVersion, check_name
 from .evaluations import queue_evaluation
@@ -35,19 +34,6 @@ def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer, source: str, diges
     for corpus in Corpus.objects.for_evaluation():
         queue_evaluation(version=version, corpus=corpus)
     return version
-
-
-def register_sweep(*, version: TokenizerVersion, vocab_sizes, created_by=None
-                   ) -> list[TokenizerVersion]:
-    """Register versions for smaller vocab sizes from the merge prefixes of a trained version."""
-    sizes = check_sweep(vocab_sizes, version.vocab_size, len(version.special_tokens))
-    full = version.load_tokenizer()
-    cores = [prefix_tokenizer(full, size) for size in sizes]
-    with transaction.atomic():
-        return [add_version(tokenizer=version.tokenizer, core=core, source=version.source,
-                            source_detail=f"first {len(core.merges)} merges of {version.label}",
-                            training_run=version.training_run, created_by=created_by)
-                for core in cores]
 
 
 def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: str | None = None,

@@ -123,6 +123,26 @@ def test_alias_names_that_could_be_misread_are_refused(corpus, staff, name):
     assert refused.value.field == "name"
 
 
+@pytest.mark.parametrize("name, valid", [("production", True), ("a", True), ("b-2_x", True),
+                                         ("a" * 50, True), ("a" * 51, False), ("-a", False),
+                                         ("Prod", False), ("a.b", False)])
+def test_the_pages_route_exactly_the_alias_names_the_service_accepts(name, valid):
+    """One rule (``models.ALIAS_PATTERN``) for the service's check and the pages' URLs."""
+    from django.urls import NoReverseMatch, reverse
+
+    from tokenizers_app.services.staff import check_alias_name
+
+    try:
+        routed = bool(reverse("version", args=["prose-bpe", name]))
+    except NoReverseMatch:
+        routed = False
+    try:
+        accepted = check_alias_name(name) == name
+    except ValueError:
+        accepted = False
+    assert routed == accepted == valid
+
+
 def test_refs_resolve_by_number_alias_or_latest_and_explain_misses(corpus, staff):
     first = train(corpus, vocab_size=300).versions.get()
     second = train(corpus, vocab_size=320).versions.get()
