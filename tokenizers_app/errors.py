@@ -12,6 +12,9 @@ Plain Python (no Django), so the core may raise them too::
 
 from __future__ import annotations
 
+import errno
+from contextlib import contextmanager
+
 
 class RegistryError(Exception):
     """A request the registry refuses, in words. ``field``: the input it is about, if one."""
@@ -46,7 +49,8 @@ class Conflict(RegistryError):
 
 
 class Damaged(Conflict):
-    """A stored version whose rows no longer give its digest (409): never served."""
+    """Stored data that no longer checks out (409): a version whose rows no longer give its
+    digest (never served), a corpus whose file cannot be read."""
 
 
 class TooLarge(RegistryError):
@@ -65,3 +69,26 @@ class NoRoom(RegistryError):
     """The server's disk is full (507): nothing was written."""
 
     status = 507
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """Whether an error is the disk (or the user's quota) having no room left."""
+    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+@contextmanager
+def room_checked(message: str):
+    """``with room_checked("the corpus was not stored"): ...``: the disk having no room left
+    becomes ``NoRoom`` saying so, then ``message``; any other ``OSError`` goes on as it was."""
+    try:
+        yield
+    except OSError as error:
+        if not is_disk_full(error):
+            raise
+        raise NoRoom(f"the server's disk is full: {message}; try again once space is freed "
+                     f"under MEDIA_ROOT") from None
+
+
+REFUSALS = (RegistryError, ValueError)
+"""What a request can be refused with: a registry error, or the core's plain ``ValueError``
+naming the bad value (400, no field). ``except REFUSALS`` where an interface answers both."""

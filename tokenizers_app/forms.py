@@ -1,30 +1,23 @@
-"""The dashboard's forms. A service's ``ValueError`` becomes the error of the field it names (or
-of the form), never a 500."""
+"""The dashboard's forms. A workflow's error becomes the error of the field it names
+(``error.field``, when the form has that field) or of the whole form, never a 500; the page
+answers with the status of its class (``errors.RegistryError.status``)."""
 
 from django import forms
 
+from .errors import RegistryError
 from .models import Corpus
 
 PATTERNS = [("gpt2", "gpt2 (GPT-2's regex)"), ("gpt4", "gpt4 (cl100k's regex)"),
             ("none", "none (no pre-tokenization: merges cross spaces)"),
             ("custom", "custom regex")]
 
-# words at the start of a service's message -> the field it is about
-FIELD_OF_MESSAGE = [("tokenizer name", "tokenizer"), ("vocab size", "vocab_size"),
-                    ("vocab_size", "vocab_size"), ("sweep", "sweep"),
-                    ("special token", "special_tokens"), ("min frequency", "min_frequency"),
-                    ("pattern", "pattern"), ("custom pattern", "custom_pattern"),
-                    ("corpus name", "name"), ("a corpus named", "name"), ("no corpus", "corpus")]
 
-
-def add_service_error(form: forms.Form, error: ValueError) -> None:
-    """Show a service's message beside the field it names, else at the top of the form."""
-    message = str(error)
-    for words, field in FIELD_OF_MESSAGE:
-        if message.lower().startswith(words) and field in form.fields:
-            form.add_error(field, message)
-            return
-    form.add_error(None, message)
+def add_service_error(form: forms.Form, error: ValueError | RegistryError) -> int:
+    """Show a workflow's error beside the field it names, else at the top of the form; returns
+    the status to answer with (400 for the core's plain ``ValueError``)."""
+    field = getattr(error, "field", None)
+    form.add_error(field if field in form.fields else None, str(error))
+    return error.status if isinstance(error, RegistryError) else 400
 
 
 class CorpusUploadForm(forms.Form):

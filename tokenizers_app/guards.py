@@ -1,18 +1,34 @@
-"""Requests refused before any view runs: a NUL byte in the address (no name in the registry
-holds one, and Postgres cannot even compare text that does) is a 400 with the reason. And a
-damaged version met by any page (its rows no longer give its digest) is a 409 saying so, and a
-full disk a 507, a database that does not answer (restarting, say) a 503, in words."""
+"""Requests refused before any view runs, and errors no view answered, in words: ``refusal`` is
+the one answer for both (JSON ``{"detail": ...}`` under ``/api/``, plain text for pages).
+
+A NUL byte in the address (no name in the registry holds one, and Postgres cannot even compare
+text that does) is a 400 with the reason. A registry error a page met and did not answer itself
+gets the status of its class (``errors.RegistryError.status``): a damaged version 409, a full
+disk 507, and so on; a name that names nothing the 404 page, with the reason. A database that does
+not answer (restarting, say) is a 503."""
 
 import logging
 from urllib.parse import unquote
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 
-from .bpe.atomic_files import is_disk_full
-from .models import DamagedVersion
+from .errors import NotFound, RegistryError, is_disk_full
 
 log = logging.getLogger(__name__)
+
+DISK_FULL = ("the server's disk is full: nothing was written; try again once space is freed "
+             "under MEDIA_ROOT")
+DATABASE_GONE = "the database does not answer: nothing was changed; try again in a moment"
+
+
+def refusal(request, message: str, status: int) -> HttpResponse:
+    """The answer to a request the registry refuses: ``{"detail": message}`` for the API (any
+    path under ``/api/``), the message as plain text for pages."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": message}, status=status)
+    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
 
 
 class RequestGuardsMiddleware:
@@ -21,29 +37,23 @@ class RequestGuardsMiddleware:
 
     def __call__(self, request):
         if "\x00" in request.path or "\x00" in unquote(request.META.get("QUERY_STRING", "")):
-            message = "the address holds a NUL byte (%00), which no name or value here contains"
-            if request.path.startswith("/api/"):
-                return JsonResponse({"detail": message}, status=400)
-            return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+            return refusal(request, "the address holds a NUL byte (%00), which no name or value "
+                                    "here contains", 400)
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if isinstance(exception, DamagedVersion):
-            return HttpResponse(str(exception), status=409,
-                                content_type="text/plain; charset=utf-8")
+        if isinstance(exception, NotFound):
+            return page_not_found(request, Http404(str(exception)))
+        if isinstance(exception, RegistryError):
+            return refusal(request, str(exception), exception.status)
         if isinstance(exception, (OperationalError, InterfaceError)):
             return database_gone(request, exception)
         if is_disk_full(exception):
-            return HttpResponse("the server's disk is full: nothing was written; try again once "
-                                "space is freed", status=507,
-                                content_type="text/plain; charset=utf-8")
+            return refusal(request, DISK_FULL, 507)
         return None
 
 
-def database_gone(request, error: Exception):
+def database_gone(request, error: Exception) -> HttpResponse:
     """503 in words: the database does not answer (restarting, say); its reason goes to the log."""
     log.warning("%s %s: the database does not answer (%s)", request.method, request.path, error)
-    message = "the database does not answer: nothing was changed; try again in a moment"
-    if request.path.startswith("/api/"):
-        return JsonResponse({"detail": message}, status=503)
-    return HttpResponse(message, status=503, content_type="text/plain; charset=utf-8")
+    return refusal(request, DATABASE_GONE, 503)

@@ -15,7 +15,8 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpResponse, JsonResponse
+
+from .guards import refusal
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +85,6 @@ def too_many(request, scope: str, wait: int):
     rate = getattr(settings, f"THROTTLE_{scope.upper()}")
     message = (f"too many {scope} from this address (the limit is {rate}, setting "
                f"THROTTLE_{scope.upper()}): try again in {wait} s")
-    if request.path.startswith("/api/"):
-        response = JsonResponse({"detail": message}, status=429)
-    else:
-        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    response = refusal(request, message, 429)
     response["Retry-After"] = str(wait)
     return response

@@ -11,6 +11,7 @@ import zipfile
 
 import pytest
 
+from tokenizers_app.api.tokenizers import EncodeIn
 from tokenizers_app.bpe.formats import loads_tokenizer
 
 pytestmark = pytest.mark.django_db
@@ -131,6 +132,29 @@ def test_encode_answers_tokens_and_spans_and_refuses_what_tiktoken_refuses(clien
     capped = client.post(f"{URL}/encode", json.dumps({"text": "a" * 1001}),
                          content_type="application/json")
     assert capped.status_code == 413 and "API_ENCODE_MAX_CHARS" in capped.json()["detail"]
+
+
+def test_encode_takes_disallowed_special_as_tiktoken_does(client, registry):
+    """``"disallowed_special": []`` encodes special-token text as plain text: the ids of
+    ``encode_ordinary``; the refusal names that field, which the endpoint has."""
+    text = "Hi <|endoftext|> there"
+    ordinary = registry["large"].cached_tokenizer().encode_ordinary(text)
+
+    def encode(**fields):
+        return client.post(f"{URL}/encode", json.dumps({"text": text, **fields}),
+                           content_type="application/json")
+
+    plain = encode(disallowed_special=[])
+    assert plain.status_code == 200 and plain.json()["ids"] == ordinary
+    assert 0 not in ordinary and plain.json()["spans"][-1][1] == len(text.encode())
+    special = encode(allowed_special="all", disallowed_special=[]).json()["ids"]
+    assert 0 in special and special != ordinary
+    refused = encode()
+    assert refused.status_code == 400 and "disallowed_special" in refused.json()["detail"]
+    assert set(EncodeIn.model_fields) >= {"allowed_special", "disallowed_special"}
+    assert encode(disallowed_special="all").status_code == 400
+    assert encode(disallowed_special=["<|endoftext|>"]).status_code == 400
+    assert encode(disallowed_special=["there"]).status_code == 400  # tiktoken's meaning
 
 
 def test_a_client_that_accepts_gzip_gets_the_same_bytes_gzipped_with_a_weak_etag(client,

@@ -2,6 +2,7 @@
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -80,6 +81,22 @@ def test_an_oversized_upload_gets_413_before_its_body_is_read(client, registry, 
     settings.CORPUS_MAX_BYTES = 1000
     response = upload(client, b"x" * 2_000_000, "huge", **bearer(registry["member_key"]))
     assert response.status_code == 413 and "CORPUS_MAX_BYTES" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("over", [1, 10 << 20], ids=["1 byte over", "10 MB over"])
+def test_a_corpus_over_the_limit_is_413_from_the_header_or_while_streaming(
+        client, registry, settings, over):
+    """10 MB over is seen from Content-Length; 1 byte over (within the form's slack) only once
+    the bytes arrive: both are 413, and nothing is kept."""
+    settings.CORPUS_MAX_BYTES = 1000
+    response = upload(client, b"x" * (1000 + over), "big", **bearer(registry["member_key"]))
+    assert response.status_code == 413, response.content
+    assert "the limit of 1000 bytes (setting CORPUS_MAX_BYTES)" in response.json()["detail"]
+    assert not Corpus.objects.filter(name="big").exists()
+    incoming = Path(settings.MEDIA_ROOT) / "corpora" / "incoming"
+    assert not incoming.exists() or list(incoming.iterdir()) == []
+    at_the_limit = upload(client, b"x" * 1000, "big", **bearer(registry["member_key"]))
+    assert at_the_limit.status_code == 201
 
 
 def test_runs_start_checked_and_can_be_followed_and_cancelled(client, registry):

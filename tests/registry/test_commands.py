@@ -81,6 +81,19 @@ def test_import_corpus_reports_bad_input_without_creating_rows(db, media_root, t
     assert not Corpus.objects.exists()
 
 
+@pytest.mark.parametrize("over", [1, 10 << 20], ids=["1 byte over", "10 MB over"])
+def test_import_corpus_says_a_corpus_over_the_limit_is_too_large(db, media_root, tmp_path,
+                                                                 settings, over):
+    settings.CORPUS_MAX_BYTES = 1000
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"x" * (1000 + over))
+
+    with pytest.raises(CommandError, match=r"the corpus is larger than the limit of 1000 bytes "
+                                           r"\(setting CORPUS_MAX_BYTES\)"):
+        run_command("import_corpus", str(path), "--name", "big")
+    assert not Corpus.objects.exists()
+
+
 # -- train ----------------------------------------------------------------------------------------
 
 def test_train_queues_a_run_with_the_given_parameters(db, media_root):

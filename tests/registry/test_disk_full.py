@@ -50,7 +50,7 @@ def body(megabytes: int) -> bytes:
 
 
 @pytest.mark.parametrize(("address", "status", "said"), [
-    ("/corpora/upload/", 400, "the server&#x27;s disk is full: the corpus was not stored"),
+    ("/corpora/upload/", 507, "the server&#x27;s disk is full: the corpus was not stored"),
     ("/api/corpora", 507, "the server's disk is full: the corpus was not stored"),
 ])
 def test_a_full_disk_while_uploading_keeps_nothing(client, django_user_model, disk_fills_up,

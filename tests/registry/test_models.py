@@ -5,6 +5,7 @@ import pytest
 from tests.bpe.test_canonical import shuffled_ids
 from tokenizers_app.bpe import Tokenizer, train_bpe
 from tokenizers_app.bpe.canonical import VOCAB_KINDS, content_digest
+from tokenizers_app.errors import Conflict, Invalid
 from tokenizers_app.models import (
     MergeRule,
     TokenizerVersion,
@@ -79,7 +80,7 @@ def test_version_notes_and_lifecycle_stay_editable_once_ready(trained):
 def test_a_ready_version_cannot_be_made_building_again(trained):
     version = store(trained)
     version.status = "building"
-    with pytest.raises(ValueError, match="cannot change status"):
+    with pytest.raises(Conflict, match="cannot change status"):
         version.save()
 
 
@@ -90,8 +91,9 @@ def test_check_name_accepts_plain_names(name):
 
 @pytest.mark.parametrize("name", ["", "-x", "a@b", "a/b", "a b", "é", "x" * 101, None, 3])
 def test_check_name_refuses_names_that_break_refs_or_paths(name):
-    with pytest.raises(ValueError, match="tokenizer name .* is not valid"):
+    with pytest.raises(Invalid, match="tokenizer name .* is not valid") as refused:
         check_name("tokenizer", name)
+    assert refused.value.field == "tokenizer"
 
 
 @pytest.mark.django_db

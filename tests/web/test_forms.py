@@ -78,6 +78,23 @@ def test_an_upload_over_the_size_cap_is_refused_before_the_body_is_read(client, 
     assert not Corpus.objects.filter(name="huge").exists()
 
 
+@pytest.mark.parametrize("over", [1, 10 << 20], ids=["1 byte over", "10 MB over"])
+def test_a_corpus_over_the_limit_is_413_with_the_reason_on_the_form(client, registry_data,
+                                                                   settings, over):
+    """Seen from Content-Length (10 MB over: the file's bytes are not read) or while the bytes
+    arrive (1 byte over): the form comes back with the reason and the name typed, as 413."""
+    client.force_login(registry_data["member"])
+    settings.CORPUS_MAX_BYTES = 1000
+    response = upload(client, b"x" * (1000 + over), "big")
+    assert response.status_code == 413
+    form = response.context["form"]
+    assert any("CORPUS_MAX_BYTES" in error for error in form.non_field_errors())
+    assert form["name"].value() == "big" and "CORPUS_MAX_BYTES" in response.content.decode()
+    assert not Corpus.objects.filter(name="big").exists()
+    incoming = Path(settings.MEDIA_ROOT) / "corpora" / "incoming"
+    assert not incoming.exists() or list(incoming.iterdir()) == []
+
+
 def test_an_htmx_upload_is_answered_with_a_redirect_htmx_follows(client, registry_data):
     client.force_login(registry_data["member"])
     response = upload(client, b"some text for htmx\n" * 50, "via-htmx", HTTP_HX_REQUEST="true")

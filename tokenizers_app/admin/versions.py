@@ -7,13 +7,13 @@ it. Any active staff user may use these pages (no per-model permissions needed).
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html
 
 from ..bpe.metric_text import metric_text
 from ..bpe.metrics import HEADLINE_METRICS, METRICS
+from ..errors import REFUSALS, Forbidden
 from ..models import (
     Alias,
     AliasMove,
@@ -189,7 +189,7 @@ class TokenizerVersionAdmin(StaffAdmin):
         try:
             for version in queryset:
                 service(version=version, user=request.user)
-        except PermissionDenied as exc:
+        except Forbidden as exc:
             messages.error(request, str(exc))
             return
         messages.success(request, f"{queryset.count()} version(s) {word}")
@@ -211,7 +211,7 @@ class AliasForm(forms.ModelForm):
     def clean_name(self):
         try:
             return check_alias_name(self.cleaned_data["name"])
-        except ValueError as exc:
+        except REFUSALS as exc:
             raise forms.ValidationError(str(exc)) from None
 
     def clean(self):

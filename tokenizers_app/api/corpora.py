@@ -4,6 +4,7 @@ arrive, by ``uploads.CorpusUploadMiddleware``, with the same rules as the upload
 from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
 
+from ..errors import Invalid
 from ..models import Corpus
 from ..services.corpora import import_staged_corpus
 from ..shapes import CorpusOut
@@ -36,7 +37,8 @@ def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
     if error is not None:
         raise error
     if upload is None:
-        raise ValueError("send the corpus as a multipart form with a 'file' field (UTF-8 text)")
+        raise Invalid("send the corpus as a multipart form with a 'file' field (UTF-8 text)",
+                      field="file")
     existing = Corpus.objects.filter(sha256=upload.staged.sha256).exists()
     corpus = import_staged_corpus(staged=upload.staged, name=name, original_filename=upload.name,
                                   uploaded_by=request.user, is_evaluation=evaluation)

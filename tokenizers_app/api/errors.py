@@ -1,19 +1,18 @@
-"""One place that turns the workflows' errors into HTTP answers a person can act on:
-``{"detail": "..."}`` with 400, 403, 404, 409, 413, 503 when the database does not answer, or
-507 when the server's disk is full."""
+"""The API's one mapping from errors to answers: ``{"detail": message}`` with the status of the
+error's class (``errors.RegistryError.status``: 400, 403, 404, 409, 413, 503, 507). A plain
+``ValueError`` (the core's, naming the bad value) is 400; Django's own ``Http404`` and
+``PermissionDenied`` 404 and 403; a database that does not answer 503; a full disk 507. The
+message is never read to choose the status."""
 
 from django.core.exceptions import PermissionDenied
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404
 from ninja import Schema
 
-from ..bpe.atomic_files import is_disk_full
-from ..guards import database_gone
-from ..services.corpora import NoRoom
+from ..errors import RegistryError, is_disk_full
+from ..guards import DISK_FULL, database_gone
 
-NOT_FOUND = ("no tokenizer named", "no corpus named", "no training run")
-NOT_FOUND_INSIDE = (" has no version ", " has no alias ", " has no ready version")
-CONFLICT = ("a corpus named", "damaged version")
+DJANGO_STATUS = {Http404: 404, PermissionDenied: 403}
 
 
 class Error(Schema):
@@ -26,30 +25,21 @@ class Invalid(Schema):
     detail: list[dict]
 
 
-class TooLarge(Exception):
-    """A request larger than the API takes (413)."""
-
-
 def status_of(error: Exception) -> int:
-    message = str(error)
-    if isinstance(error, PermissionDenied):
-        return 403
-    if isinstance(error, (Http404,)) or message.startswith(NOT_FOUND) or any(
-            part in message for part in NOT_FOUND_INSIDE):
-        return 404
-    if isinstance(error, TooLarge):
-        return 413
-    if isinstance(error, NoRoom):
-        return 507
-    if message.startswith(CONFLICT):
-        return 409
-    return 400
+    """The status of an error, from its class alone."""
+    if isinstance(error, RegistryError):
+        return error.status
+    return next((status for kind, status in DJANGO_STATUS.items() if isinstance(error, kind)),
+                400)
 
 
 def install(api) -> None:
-    for kind in (ValueError, PermissionDenied, Http404, TooLarge):
-        api.add_exception_handler(kind, lambda request, error: api.create_response(
-            request, {"detail": str(error) or "not found"}, status=status_of(error)))
+    def refused(request, error: Exception):
+        return api.create_response(request, {"detail": str(error) or "not found"},
+                                   status=status_of(error))
+
+    for kind in (RegistryError, ValueError, *DJANGO_STATUS):
+        api.add_exception_handler(kind, refused)
 
     def disk_full(request, error: OSError):
         if not is_disk_full(error):
@@ -64,7 +54,5 @@ def install(api) -> None:
                             "(a NUL byte, say): no name or value here contains it"}, status=400))
 
 
-DISK_FULL = ("the server's disk is full: nothing was written; try again once space is freed "
-             "under MEDIA_ROOT")
 ERRORS = {400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 413: Error, 422: Invalid,
           507: Error}

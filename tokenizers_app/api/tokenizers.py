@@ -10,13 +10,14 @@ from ninja.files import UploadedFile
 from ..bpe.display import token_text
 from ..bpe.formats import FORMATS
 from ..downloads import artifact_response
+from ..errors import Invalid, NotFound, TooLarge
 from ..models import Tokenizer, TokenizerVersion
 from ..services.downloads import render_download
 from ..services.staff import deprecate_version, move_alias, publish_version
 from ..services.versions import import_tokenizer
 from ..shapes import AliasOut, TokenizerOut, VersionDetailOut, VersionOut
 from .auth import READ, WRITE
-from .errors import ERRORS, TooLarge
+from .errors import ERRORS
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, TokenizerPage, VersionPage, page_of
 
 router = Router(tags=["tokenizers"])
@@ -45,7 +46,7 @@ def list_tokenizers(request, page: int = Query(1, ge=1, le=MAX_PAGE),
 def get_tokenizer(request, name: str):
     tokenizer = _tokenizers().filter(name=name).first()
     if tokenizer is None:
-        raise ValueError(f"no tokenizer named {name!r}")
+        raise NotFound(f"no tokenizer named {name!r}")
     return TokenizerOut.of(tokenizer)
 
 
@@ -53,7 +54,7 @@ def get_tokenizer(request, name: str):
 def list_versions(request, name: str, page: int = Query(1, ge=1, le=MAX_PAGE),
                   page_size: int = Query(50, ge=1, le=MAX_PAGE_SIZE)):
     if not Tokenizer.objects.filter(name=name).exists():
-        raise ValueError(f"no tokenizer named {name!r}")
+        raise NotFound(f"no tokenizer named {name!r}")
     versions = (TokenizerVersion.objects.filter(tokenizer__name=name).latest_first()
                 .select_related("tokenizer", "training_run", "created_by")
                 .prefetch_related("aliases"))
@@ -75,8 +76,13 @@ def download(request, name: str, ref: str, format: Format = "hf"):
 
 
 class EncodeIn(Schema):
+    """``allowed_special`` and ``disallowed_special`` as in tiktoken: special-token text that is
+    allowed becomes its id; text of a disallowed one (``"all"``: every one not allowed) is
+    refused; any other (``"disallowed_special": []``) is encoded as plain text."""
+
     text: str
     allowed_special: list[str] | Literal["all"] = []
+    disallowed_special: list[str] | Literal["all"] = "all"
 
 
 class EncodeOut(Schema):
@@ -87,16 +93,19 @@ class EncodeOut(Schema):
 
 @router.post("/{name}/versions/{ref}/encode", response={200: EncodeOut, **ERRORS}, auth=READ)
 def encode(request, name: str, ref: str, body: EncodeIn):
-    """``ids`` as ``encode(text, allowed_special)`` gives them (special-token text that is not
-    allowed is refused, as tiktoken does), ``tokens`` as readable text, ``spans`` as byte
+    """``ids`` as ``encode(text, allowed_special, disallowed_special)`` gives them (special-token
+    text that is disallowed is refused, as tiktoken does; with ``"disallowed_special": []`` the
+    ids are those of ``encode_ordinary``), ``tokens`` as readable text, ``spans`` as byte
     offsets into the UTF-8 text."""
     if len(body.text) > settings.API_ENCODE_MAX_CHARS:
         raise TooLarge(f"the text holds {len(body.text)} characters; encode at most "
-                       f"{settings.API_ENCODE_MAX_CHARS} per request (API_ENCODE_MAX_CHARS)")
+                       f"{settings.API_ENCODE_MAX_CHARS} per request (API_ENCODE_MAX_CHARS)",
+                       field="text")
     check_text(body.text)
     tokenizer = _version(name, ref).cached_tokenizer()
     allowed = body.allowed_special if body.allowed_special == "all" else set(body.allowed_special)
-    ids = tokenizer.encode(body.text, allowed_special=allowed)
+    ids = tokenizer.encode(body.text, allowed_special=allowed,
+                           disallowed_special=body.disallowed_special)
     spans, offset = [], 0
     for token_id in ids:
         size = len(tokenizer.vocab[token_id])
@@ -109,8 +118,9 @@ def check_text(text: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValueError(f"the text holds a lone surrogate (U+{ord(text[exc.start]):04X}) at "
-                         f"character {exc.start}: it is not valid Unicode text") from None
+        raise Invalid(f"the text holds a lone surrogate (U+{ord(text[exc.start]):04X}) at "
+                      f"character {exc.start}: it is not valid Unicode text",
+                      field="text") from None
 
 
 @router.post("/{name}/import", response={201: VersionOut, **ERRORS}, auth=WRITE)
@@ -120,7 +130,7 @@ def import_files(request, name: str, files: list[UploadedFile] = File(...),
     when not given); the same content as an existing version gives that version."""
     if sum(upload.size for upload in files) > settings.TOKENIZER_IMPORT_MAX_BYTES:
         raise TooLarge(f"tokenizer files over {settings.TOKENIZER_IMPORT_MAX_BYTES} bytes are "
-                       f"refused (TOKENIZER_IMPORT_MAX_BYTES)")
+                       f"refused (TOKENIZER_IMPORT_MAX_BYTES)", field="files")
     version = import_tokenizer(files={upload.name: upload.read() for upload in files},
                                tokenizer_name=name, format=format, created_by=request.user,
                                source_detail=f"imported over HTTP from "

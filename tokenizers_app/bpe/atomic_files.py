@@ -8,7 +8,6 @@ process can leave only a ``.part`` file, which the registry's periodic sweep rem
 
 from __future__ import annotations
 
-import errno
 import os
 import tempfile
 from pathlib import Path
@@ -38,8 +37,3 @@ def write_file(path: Path, data: bytes) -> Path:
     """Write one file whole or not at all (two processes racing leave one of their copies)."""
     path = Path(path)
     return write_files(path.parent, {path.name: data})[0]
-
-
-def is_disk_full(error: BaseException) -> bool:
-    """Whether an error is the disk (or the user's quota) having no room left."""
-    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)

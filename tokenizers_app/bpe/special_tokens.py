@@ -54,8 +54,8 @@ def check_allowed_special(special_tokens: list[str], allowed_special, disallowed
     if found:
         raise ValueError(
             f"text holds the special token {found.group()!r}, which is not allowed; pass "
-            f"allowed_special={{{found.group()!r}}} to encode it as a special token, or "
-            f"disallowed_special=() to encode it as plain text")
+            f"allowed_special={{{found.group()!r}}} to encode it as a special token, or an "
+            f"empty disallowed_special (() in Python, [] in JSON) to encode it as plain text")
     return allowed
 
 

@@ -3,8 +3,10 @@ otherwise, and one line for an error."""
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from pydantic import BaseModel
+
+from .errors import refusals_as_command_errors
 
 
 class ReadCommand(BaseCommand):
@@ -15,10 +17,8 @@ class ReadCommand(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print JSON (for scripts)")
 
     def handle(self, *args, **options):
-        try:
+        with refusals_as_command_errors():
             data = plain(self.handle_read(**options))
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
         if options["json"]:
             self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str))
         else:

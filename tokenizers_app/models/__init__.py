@@ -9,8 +9,8 @@ from .corpora import Corpus, CorpusQuerySet
 from .evaluations import Evaluation
 from .names import check_name
 from .runs import Algorithm, CountPart, TrainingRun
-from .versions import DamagedVersion, Tokenizer, TokenizerVersion, VersionQuerySet
+from .versions import Tokenizer, TokenizerVersion, VersionQuerySet
 
-__all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus", "CorpusQuerySet", "CountPart",
-           "DamagedVersion", "Evaluation", "MergeRule", "Tokenizer", "TokenizerVersion",
+__all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus",
+           "CorpusQuerySet", "CountPart", "Evaluation", "MergeRule", "Tokenizer", "TokenizerVersion",
            "TrainingRun", "VersionQuerySet", "VocabEntry", "check_name"]

@@ -8,17 +8,20 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from tokenizers_app.errors import NotFound
+
 
 class CorpusQuerySet(models.QuerySet):
     def by_names(self, names) -> list[Corpus]:
-        """The corpora with these names, in order; an unknown name raises ValueError."""
+        """The corpora with these names, in order; an unknown name raises ``NotFound``."""
         names = list(names)
         found = {c.name: c for c in self.filter(name__in=names)}
         for name in names:
             if name not in found:
                 known = ", ".join(self.order_by("name").values_list("name", flat=True)[:20])
-                raise ValueError(f"no corpus named {name!r} (known corpora: {known or 'none'}); "
-                                 f"import it first with `manage.py import_corpus PATH --name NAME`")
+                raise NotFound(f"no corpus named {name!r} (known corpora: {known or 'none'}); "
+                               f"import it first with `manage.py import_corpus PATH --name NAME`",
+                               field="corpus")
         return [found[name] for name in names]
 
     def for_evaluation(self):

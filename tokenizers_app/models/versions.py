@@ -17,6 +17,7 @@ from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
 from tokenizers_app.bpe.inspection import token_length_histogram
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
 from tokenizers_app.caches import BoundedCache
+from tokenizers_app.errors import Conflict, Damaged, Invalid, NotFound
 
 from .contents import MergeRule, VocabEntry
 from .rows import bulk_insert, fetch_rows, q
@@ -49,10 +50,6 @@ class Tokenizer(models.Model):
         return self.name
 
 
-class DamagedVersion(ValueError):
-    """A version whose rows no longer give its recorded content digest."""
-
-
 class VersionQuerySet(models.QuerySet):
     def ready(self):
         return self.filter(status=TokenizerVersion.Status.READY)
@@ -64,10 +61,11 @@ class VersionQuerySet(models.QuerySet):
 
     def resolve(self, ref: str) -> TokenizerVersion:
         """``resolve("web-en@3")``, ``resolve("web-en@production")``; ``resolve("web-en")`` is the
-        latest ready version. A ref that names nothing raises ValueError."""
+        latest ready version. A ref that names nothing raises ``NotFound`` (``Invalid`` when it is
+        not a ref at all)."""
         name, at, version_ref = str(ref).partition("@")
         if at and not version_ref:
-            raise ValueError(f"{ref!r} names no version: write a number or an alias after the "
+            raise Invalid(f"{ref!r} names no version: write a number or an alias after the "
                              f"@ ({name}@1, {name}@production), or the name alone for the latest")
         if not version_ref:
             found = self.filter(tokenizer__name=name).latest_first().first()
@@ -81,38 +79,40 @@ class VersionQuerySet(models.QuerySet):
         return found or self._not_found(name, version_ref)
 
     def _not_found(self, name: str, version_ref: str):
-        """Raise ValueError saying why ``name@version_ref`` names no version."""
+        """Raise ``NotFound`` saying why ``name@version_ref`` names no version."""
         tokenizer = Tokenizer.objects.filter(name=name).first()
         if tokenizer is None:
-            raise ValueError(f"no tokenizer named {name!r}")
+            raise NotFound(f"no tokenizer named {name!r}")
         versions = self.filter(tokenizer=tokenizer).ready()
         if not version_ref:
-            raise ValueError(f"tokenizer {name!r} has no ready version yet")
+            raise NotFound(f"tokenizer {name!r} has no ready version yet")
         if version_ref.isdigit():
             return self._by_number(versions, name, int(version_ref))
         known = ", ".join(tokenizer.aliases.values_list("name", flat=True)) or "none"
-        raise ValueError(f"tokenizer {name!r} has no alias {version_ref!r} (aliases: {known})")
+        raise NotFound(f"tokenizer {name!r} has no alias {version_ref!r} (aliases: {known})")
 
     def resolve_many(self, refs, most: int = 8) -> list[TokenizerVersion]:
         """``resolve_many("web@1,web@production")``: the versions of a comma-separated list (or a
-        list) of refs, in order; an empty list, a repeat or more than ``most`` raise ValueError.
+        list) of refs, in order; an empty list, a repeat or more than ``most`` raise ``Invalid``.
         """
         refs = [r.strip() for r in (refs.split(",") if isinstance(refs, str) else refs)]
         refs = [r for r in refs if r]
         if not refs:
-            raise ValueError("name at least one version, as NAME@NUMBER or NAME@ALIAS")
+            raise Invalid("name at least one version, as NAME@NUMBER or NAME@ALIAS",
+                          field="versions")
         if len(refs) > most:
-            raise ValueError(f"compare at most {most} versions at once, not {len(refs)}")
+            raise Invalid(f"compare at most {most} versions at once, not {len(refs)}",
+                          field="versions")
         versions = [self.resolve(ref) for ref in refs]
         if len({v.pk for v in versions}) < len(versions):
-            raise ValueError(f"{', '.join(refs)} name the same version twice")
+            raise Invalid(f"{', '.join(refs)} name the same version twice", field="versions")
         return versions
 
     def _by_number(self, versions, name: str, number: int) -> TokenizerVersion:
         found = versions.filter(number=number).first()
         if found is None:
             numbers = list(versions.order_by("number").values_list("number", flat=True))
-            raise ValueError(f"tokenizer {name!r} has no version {number} (versions: "
+            raise NotFound(f"tokenizer {name!r} has no version {number} (versions: "
                              f"{', '.join(map(str, numbers)) or 'none'})")
         return found
 
@@ -195,7 +195,7 @@ class TokenizerVersion(models.Model):
         stored = stored.values(*self.IMMUTABLE_FIELDS).first()
         changed = [f for f in self.IMMUTABLE_FIELDS if stored and stored[f] != getattr(self, f)]
         if changed:
-            raise ValueError(f"version {self.pk} is ready and immutable; cannot change "
+            raise Conflict(f"version {self.pk} is ready and immutable; cannot change "
                              f"{', '.join(changed)}")
 
     def lineage(self) -> dict:
@@ -249,18 +249,18 @@ class TokenizerVersion(models.Model):
 
     def load_tokenizer(self) -> CoreTokenizer:
         """Rebuild the core ``Tokenizer`` from the rows; rows that no longer give the recorded
-        digest (a row lost or changed) raise ``DamagedVersion``: a damaged version is never
+        digest (a row lost or changed) raise ``Damaged``: a damaged version is never
         served, exported or evaluated."""
         try:
             vocab, merges, counts, special_ids = self.read_contents()
             tokenizer = CoreTokenizer(vocab, merges, special_ids, self.pattern,
                                       merge_counts=counts)
         except (ValueError, KeyError) as exc:
-            raise DamagedVersion(f"damaged version {self.label}: its rows no longer make a "
+            raise Damaged(f"damaged version {self.label}: its rows no longer make a "
                                  f"tokenizer ({exc}); it is not served. Run manage.py "
                                  f"verify") from None
         if self.digest and content_digest(tokenizer) != self.digest:
-            raise DamagedVersion(f"damaged version {self.label}: its rows give another digest "
+            raise Damaged(f"damaged version {self.label}: its rows give another digest "
                                  f"than the {self.digest[:12]}… recorded when it was made (a "
                                  f"merge or vocab row was lost or changed); it is not served. "
                                  f"Run manage.py verify")

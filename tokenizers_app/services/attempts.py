@@ -15,9 +15,9 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from ..bpe import TrainingCancelled, TrainResult
-from ..bpe.atomic_files import is_disk_full
 from ..bpe.canonical import content_digest
 from ..bpe.training import prefix_tokenizer
+from ..errors import REFUSALS, is_disk_full
 from ..models import TokenizerVersion, TrainingRun
 from .versions import add_version
 
@@ -94,7 +94,7 @@ def recording_outcome(run: TrainingRun):
         run.finish(Status.CANCELLED)
     except LostRun as exc:
         log.warning("%s", exc)
-    except ValueError as exc:
+    except REFUSALS as exc:
         _fail(run, str(exc))
     except SoftTimeLimitExceeded:
         _fail(run, f"the run took longer than the limit of {settings.TASK_TIME_LIMIT_SECONDS} s "

@@ -8,21 +8,21 @@ import hashlib
 import logging
 import os
 import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from ..bpe.atomic_files import is_disk_full
 from ..bpe.corpus import StrictUtf8
 from ..bpe.corpus_stats import CorpusStats
+from ..errors import Conflict, Invalid, TooLarge, room_checked
 from ..models import Corpus, check_name
 
 log = logging.getLogger(__name__)
 
 READ_BYTES = 1 << 20
+NOT_STORED = "the corpus was not stored and nothing of it was kept"
 
 
 @dataclass
@@ -45,7 +45,7 @@ def import_corpus(*, stream, name: str, original_filename: str = "", uploaded_by
     created only at the end, so bad input (not UTF-8, empty, over ``CORPUS_MAX_BYTES``) leaves
     nothing behind.
     """
-    check_name("corpus", name)
+    check_name("corpus", name, field="name")
     return import_staged_corpus(staged=stage_corpus(stream), name=name,
                                 original_filename=original_filename, uploaded_by=uploaded_by,
                                 is_evaluation=is_evaluation)
@@ -57,7 +57,7 @@ def import_staged_corpus(*, staged: StagedCorpus, name: str, original_filename: 
     handler feeding a ``CorpusStager`` as the request body arrives); the staged file is moved
     into place or removed."""
     try:
-        check_name("corpus", name)
+        check_name("corpus", name, field="name")
         return _register_corpus(staged, name=name, original_filename=original_filename,
                                 uploaded_by=uploaded_by, is_evaluation=is_evaluation)
     finally:
@@ -70,27 +70,12 @@ def stage_corpus(stream) -> StagedCorpus:
     try:
         while data := stream.read(READ_BYTES):
             if not isinstance(data, bytes):
-                raise ValueError("the corpus stream must be binary: open the file with mode 'rb'")
+                raise TypeError("the corpus stream must be binary: open the file with mode 'rb'")
             stager.write(data)
         return stager.finish()
     except BaseException:
         stager.discard()
         raise
-
-
-class NoRoom(ValueError):
-    """The disk holding ``MEDIA_ROOT`` is full: the server's problem, not the caller's (507)."""
-
-
-@contextmanager
-def _room_checked():
-    try:
-        yield
-    except OSError as error:
-        if not is_disk_full(error):
-            raise
-        raise NoRoom("the server's disk is full: the corpus was not stored and nothing of it "
-                     "was kept; try again once space is freed under MEDIA_ROOT") from None
 
 
 class CorpusStager:
@@ -111,17 +96,17 @@ class CorpusStager:
     def write(self, data: bytes) -> None:
         cap = settings.CORPUS_MAX_BYTES
         if self.size + len(data) > cap:
-            raise ValueError(f"the corpus is larger than the limit of {cap} bytes (setting "
-                             f"CORPUS_MAX_BYTES): split it, or raise the limit")
+            raise TooLarge(f"the corpus is larger than the limit of {cap} bytes (setting "
+                           f"CORPUS_MAX_BYTES): split it, or raise the limit", field="file")
         if self.size == 0:
             self._check_start(data)
         if (nul := data.find(b"\x00")) >= 0:
-            raise ValueError(f"the corpus holds a NUL byte at byte offset {self.size + nul}: it "
-                             f"looks like a binary file, not text")
+            raise Invalid(f"the corpus holds a NUL byte at byte offset {self.size + nul}: it "
+                          f"looks like a binary file, not text", field="file")
         self.has_text = self.has_text or bool(data.strip())
         self.stats.add(self.decoder.decode(data))
         self.digest.update(data)
-        with _room_checked():
+        with room_checked(NOT_STORED):
             self.out.write(data)
         self.size += len(data)
 
@@ -129,20 +114,21 @@ class CorpusStager:
     def _check_start(data: bytes) -> None:
         """Refuse what is recognisably not UTF-8 text from its first bytes, saying what it is."""
         if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            raise ValueError("the corpus is UTF-16 (it starts with a UTF-16 byte-order mark), "
-                             "not UTF-8: convert it to UTF-8 and import it again")
+            raise Invalid("the corpus is UTF-16 (it starts with a UTF-16 byte-order mark), "
+                          "not UTF-8: convert it to UTF-8 and import it again", field="file")
         if data[:2] == b"\x1f\x8b" or data[:4] == b"PK\x03\x04":
-            raise ValueError("the corpus is a compressed file (gzip or zip), which is not "
-                             "taken: upload the text itself")
+            raise Invalid("the corpus is a compressed file (gzip or zip), which is not "
+                          "taken: upload the text itself", field="file")
 
     def finish(self) -> StagedCorpus:
         self.decoder.decode(b"", final=True)
-        with _room_checked():
+        with room_checked(NOT_STORED):
             self.out.close()
         if self.size == 0:
-            raise ValueError("the corpus is empty: the file holds no bytes")
+            raise Invalid("the corpus is empty: the file holds no bytes", field="file")
         if not self.has_text:
-            raise ValueError("the corpus holds only whitespace: there is no text to train on")
+            raise Invalid("the corpus holds only whitespace: there is no text to train on",
+                          field="file")
         return StagedCorpus(self.path, self.digest.hexdigest(), self.size, **self.stats.summary())
 
     def discard(self) -> None:
@@ -155,8 +141,8 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
     existing = Corpus.objects.filter(sha256=staged.sha256).first()
     if existing is None:
         if Corpus.objects.filter(name=name).exists():
-            raise ValueError(f"a corpus named {name!r} already exists with other content: "
-                             f"choose another name")
+            raise Conflict(f"a corpus named {name!r} already exists with other content: "
+                           f"choose another name", field="name")
         stored = f"corpora/{staged.sha256}.txt"  # server-generated, content-addressed
         target = Path(settings.MEDIA_ROOT) / stored
         os.replace(staged.path, target)
@@ -172,7 +158,8 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
             existing = Corpus.objects.filter(sha256=staged.sha256).first()
             if existing is None:
                 target.unlink(missing_ok=True)  # no row holds these bytes: no file either
-                raise ValueError(f"a corpus named {name!r} already exists: choose another name")
+                raise Conflict(f"a corpus named {name!r} already exists: choose another name",
+                               field="name")
         except BaseException:
             _remove_unless_registered(target, staged.sha256)
             raise

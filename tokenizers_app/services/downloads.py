@@ -16,7 +16,10 @@ from ..bpe.atomic_files import write_file, write_files
 from ..bpe.formats import check_format, dumps_tokenizer
 from ..bpe.formats.archive import download_file
 from ..caches import BoundedCache
+from ..errors import room_checked
 from ..models import TokenizerVersion
+
+NOTHING_WRITTEN = "nothing was written"  # a full disk (NoRoom, 507): no file, whole or part
 
 
 def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[str, bytes]:
@@ -30,7 +33,8 @@ def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[st
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=folder.parent))
     try:
-        write_files(staging, files)
+        with room_checked(NOTHING_WRITTEN):
+            write_files(staging, files)
     except BaseException:  # a full disk: nothing of it stays
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -74,8 +78,9 @@ def render_download(*, version: TokenizerVersion, format: str) -> Download:
     path = folder / f"{version.tokenizer.name}-{file_name}"
     artifact = Download(file_name, path, hashlib.sha256(data).hexdigest())
     if not (path.is_file() and artifact.gzip_path.is_file()):
-        folder.mkdir(parents=True, exist_ok=True)
-        # mtime=0: the same gzip bytes each time
-        write_file(artifact.gzip_path, gzip.compress(data, 9, mtime=0))
-        write_file(path, data)
+        with room_checked(NOTHING_WRITTEN):
+            folder.mkdir(parents=True, exist_ok=True)
+            # mtime=0: the same gzip bytes each time
+            write_file(artifact.gzip_path, gzip.compress(data, 9, mtime=0))
+            write_file(path, data)
     return _DOWNLOADS.put(key, artifact)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import hashlib
 
-from ..models import Corpus, DamagedVersion, TokenizerVersion, VocabEntry
+from ..errors import Damaged
+from ..models import Corpus, TokenizerVersion, VocabEntry
 
 BLOCK = 1 << 20
 
@@ -17,7 +18,7 @@ def damaged_versions():
     for version in TokenizerVersion.objects.ready().select_related("tokenizer").order_by("pk"):
         try:
             tokenizer = version.load_tokenizer()
-        except DamagedVersion as exc:
+        except Damaged as exc:
             yield version.label, str(exc)
             continue
         if version.standard_layout:  # its vocab is derived from the merges, so check the rows

@@ -11,6 +11,8 @@ import logging
 from django.db import transaction
 from kombu.exceptions import OperationalError
 
+from ..errors import Unavailable
+
 log = logging.getLogger(__name__)
 
 BROKER_ERRORS = (OperationalError, OSError)
@@ -18,8 +20,8 @@ BROKER_ERRORS = (OperationalError, OSError)
 RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 
 
-class QueueUnavailable(Exception):
-    """The rows are saved, but their task could not be sent: the broker does not answer.
+class QueueUnavailable(Unavailable):
+    """The rows are saved, but their task could not be sent: the broker does not answer (503).
     ``record`` is what was saved (a run, say); the message says what happens next."""
 
     def __init__(self, record, message: str):

@@ -14,6 +14,7 @@ from .. import tasks
 from ..bpe import train_bpe
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pretokenize import PreTokenizer
+from ..errors import Damaged, Invalid
 from ..models import Algorithm, Corpus, Tokenizer, TrainingRun, check_name
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .fanout import fan_out_counting
@@ -58,10 +59,10 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
 
 
 def resolve_corpora(corpora) -> list[Corpus]:
-    """Corpus objects for a list of corpora or corpus names (an unknown name is a ValueError)."""
+    """Corpus objects for a list of corpora or corpus names (an unknown name is ``NotFound``)."""
     corpora = list(corpora or [])
     if not corpora:
-        raise ValueError("choose at least one corpus to train on")
+        raise Invalid("choose at least one corpus to train on", field="corpus")
     names = [c.name if isinstance(c, Corpus) else c for c in corpora]
     return Corpus.objects.by_names(names)
 
@@ -80,8 +81,8 @@ def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
             with open(corpus.path, "rb") as stream:
                 sample = stream.read(PATTERN_SAMPLE_BYTES).decode("utf-8", "ignore")
         except OSError as exc:
-            raise ValueError(f"the file of corpus {corpus.name!r} cannot be read "
-                             f"({exc.strerror}); run manage.py verify") from None
+            raise Damaged(f"the file of corpus {corpus.name!r} cannot be read "
+                          f"({exc.strerror}); run manage.py verify") from None
         pretokenizer.check_sample(sample, f"corpus {corpus.name!r}")
 
 

@@ -1,19 +1,19 @@
 """Staff actions on versions: publish, deprecate and annotate them, and move aliases (each
-move recorded). Anyone else gets ``PermissionDenied``."""
+move recorded). Anyone else gets ``Forbidden``."""
 
 from __future__ import annotations
 
 import regex
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from ..errors import Conflict, Forbidden, Invalid
 from ..models import ALIAS_PATTERN, Alias, AliasMove, TokenizerVersion
 
 
 def _require_staff(user, action: str) -> None:
     if user is None or not user.is_active or not user.is_staff:
-        raise PermissionDenied(f"only staff can {action}")
+        raise Forbidden(f"only staff can {action}")
 
 
 def set_version_lifecycle(*, version: TokenizerVersion, lifecycle: str, user
@@ -21,8 +21,8 @@ def set_version_lifecycle(*, version: TokenizerVersion, lifecycle: str, user
     """Publish or deprecate a version (or return it to draft): staff only."""
     _require_staff(user, f"mark versions {lifecycle}")
     if lifecycle not in TokenizerVersion.Lifecycle.values:
-        raise ValueError(f"lifecycle must be one of {', '.join(TokenizerVersion.Lifecycle.values)}"
-                         f", got {lifecycle!r}")
+        raise Invalid(f"lifecycle must be one of {', '.join(TokenizerVersion.Lifecycle.values)}"
+                      f", got {lifecycle!r}", field="lifecycle")
     version.lifecycle = lifecycle
     version.save(update_fields=["lifecycle"])
     return version
@@ -50,10 +50,10 @@ _ALIAS = regex.compile(ALIAS_PATTERN)
 
 def check_alias_name(name) -> str:
     """``check_alias_name("production") -> "production"``; names that could be read as a version
-    number, or hold other characters, raise ValueError."""
+    number, or hold other characters, raise ``Invalid``."""
     if not isinstance(name, str) or not _ALIAS.fullmatch(name):
-        raise ValueError(f"alias {name!r} is not valid: use 1-50 lowercase letters, digits, '_' or "
-                         f"'-', starting with a letter")
+        raise Invalid(f"alias {name!r} is not valid: use 1-50 lowercase letters, digits, '_' or "
+                      f"'-', starting with a letter", field="name")
     return name
 
 
@@ -63,7 +63,7 @@ def move_alias(*, version: TokenizerVersion, name: str, user) -> Alias:
     _require_staff(user, "move aliases")
     check_alias_name(name)
     if version.status != TokenizerVersion.Status.READY:
-        raise ValueError(f"version {version.label} is not ready")
+        raise Conflict(f"version {version.label} is not ready")
     with transaction.atomic():
         alias = Alias.objects.select_for_update().filter(tokenizer=version.tokenizer_id,
                                                          name=name).first()

@@ -9,6 +9,7 @@ from django.db.models import Max
 from ..bpe import Tokenizer as CoreTokenizer
 from ..bpe.canonical import content_digest
 from ..bpe.formats import loads_tokenizer
+from ..errors import Invalid
 from ..models import Algorithm, Corpus, Tokenizer, TokenizerVersion, check_name
 from .evaluations import queue_evaluation
 
@@ -42,8 +43,8 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
     check_name("tokenizer", tokenizer_name)
     core = loads_tokenizer(files, format)
     if core.algorithm != Algorithm.BYTE_BPE:
-        raise ValueError(f"the registry keeps byte-level BPE tokenizers; these files hold a "
-                         f"{core.algorithm} tokenizer")
+        raise Invalid(f"the registry keeps byte-level BPE tokenizers; these files hold a "
+                      f"{core.algorithm} tokenizer", field="files")
     detail = source_detail or f"imported from {', '.join(sorted(files))}"
     with transaction.atomic():
         tokenizer, _ = Tokenizer.objects.get_or_create(name=tokenizer_name)

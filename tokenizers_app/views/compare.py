@@ -9,6 +9,7 @@ from ..bpe.baselines import ByteTokenizer, CharTokenizer
 from ..bpe.inspection import words_split_differently
 from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import token_groups
+from ..errors import REFUSALS
 from ..models import Corpus, TokenizerVersion
 from ..services.comparisons import compare_versions, evaluation_corpus
 from .access import readable
@@ -24,7 +25,7 @@ def _versions(request, form_errors: list) -> list:
         return []
     try:
         return TokenizerVersion.objects.resolve_many(refs)
-    except ValueError as exc:
+    except REFUSALS as exc:
         form_errors.append(str(exc))
         return []
 
@@ -35,7 +36,7 @@ def _corpus(request, corpora, form_errors: list) -> Corpus | None:
     if name:
         try:
             return evaluation_corpus(name)
-        except ValueError as exc:
+        except REFUSALS as exc:
             form_errors.append(str(exc))
     return corpora.first()
 

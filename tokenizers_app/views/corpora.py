@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from ..errors import RegistryError
 from ..forms import CorpusUploadForm, add_service_error
 from ..models import Corpus
 from ..services.corpora import import_staged_corpus
@@ -56,29 +57,30 @@ def corpus_file(request, name):
 
 @login_required
 def corpus_upload(request):
-    """The upload form; ``middleware.CorpusUploadMiddleware`` has staged the file (or refused
-    it with 413) before this view runs."""
+    """The upload form; ``uploads.CorpusUploadMiddleware`` has staged the file (or refused it,
+    too large by its ``Content-Length``) before this view runs."""
     form = CorpusUploadForm(request.POST if request.method == "POST" else None)
+    status = 200
     if request.method == "POST":
-        corpus = _register(request, form)
+        corpus, status = _register(request, form)
         if corpus is not None:
             messages.success(request, f"corpus {corpus.name}: {corpus.size_bytes} bytes, "
                                       f"sha256 {corpus.sha256[:12]}…")
             return _redirect(request, reverse("corpus", args=[corpus.name]))
     # htmx swaps only 2xx answers: it gets the page with its errors as 200
-    status = 400 if form.errors and not request.headers.get("HX-Request") else 200
     return render(request, "tokenizers_app/corpus_upload.html",
-                  {"form": form, "max_bytes": settings.CORPUS_MAX_BYTES}, status=status)
+                  {"form": form, "max_bytes": settings.CORPUS_MAX_BYTES},
+                  status=200 if request.headers.get("HX-Request") else status)
 
 
-def _register(request, form):
-    """The corpus of a valid upload, or None with the reason on the form (the staged file of a
-    refused upload is removed)."""
+def _register(request, form) -> tuple[Corpus | None, int]:
+    """The corpus of a valid upload, or None with the reason on the form and the status to
+    answer with (the staged file of a refused upload is removed)."""
     upload, error = staged_upload(request)
     valid = form.is_valid()
     if error is not None:
-        add_service_error(form, error)
-    elif upload is None:
+        return None, add_service_error(form, error)
+    if upload is None:
         form.add_error(None, "choose a UTF-8 text file to upload")
     elif not valid:
         upload.staged.path.unlink(missing_ok=True)
@@ -87,10 +89,10 @@ def _register(request, form):
             return import_staged_corpus(staged=upload.staged, name=form.cleaned_data["name"],
                                         original_filename=upload.name,
                                         uploaded_by=request.user,
-                                        is_evaluation=form.cleaned_data["evaluation"])
-        except ValueError as exc:
-            add_service_error(form, exc)
-    return None
+                                        is_evaluation=form.cleaned_data["evaluation"]), 201
+        except (RegistryError, ValueError) as exc:
+            return None, add_service_error(form, exc)
+    return None, 400
 
 
 def _redirect(request, url: str) -> HttpResponse:

@@ -7,6 +7,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from ..errors import RegistryError
 from ..forms import RunForm, add_service_error
 from ..models import TrainingRun
 from ..services.queue import QueueUnavailable
@@ -26,6 +27,7 @@ def run_list(request):
 @login_required
 def run_new(request):
     form = RunForm(request.POST or None, initial={"corpus": request.GET.get("corpus")})
+    status = 400 if form.errors else 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -34,16 +36,15 @@ def run_new(request):
                 vocab_size=data["vocab_size"], special_tokens=data["special_tokens"],
                 pattern=form.pattern_value(), min_frequency=data["min_frequency"],
                 sweep=data["sweep"], created_by=request.user)
-        except ValueError as exc:
-            add_service_error(form, exc)
         except QueueUnavailable as unsent:
             messages.warning(request, str(unsent))
             return redirect("run", run_id=unsent.record.pk)
+        except (RegistryError, ValueError) as exc:
+            status = add_service_error(form, exc)
         else:
             messages.success(request, f"run {run.pk} queued")
             return redirect("run", run_id=run.pk)
-    return render(request, "tokenizers_app/run_new.html", {"form": form},
-                  status=400 if form.errors else 200)
+    return render(request, "tokenizers_app/run_new.html", {"form": form}, status=status)
 
 
 @readable

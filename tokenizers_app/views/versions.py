@@ -3,12 +3,12 @@ lineage, downloads, token lengths), its vocabulary (searchable), its merge table
 token was built."""
 
 from django.core.paginator import Paginator
-from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from ..bpe.formats import FORMATS
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
+from ..errors import NotFound
 from ..models import MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download
 from .access import readable
@@ -18,11 +18,9 @@ TREE_NODES_SHOWN = 600
 
 
 def _version(name: str, ref: str) -> TokenizerVersion:
-    try:
-        return TokenizerVersion.objects.select_related(
-            "tokenizer", "training_run", "created_by").resolve(f"{name}@{ref}")
-    except ValueError as exc:
-        raise Http404(str(exc)) from None
+    """The version, or ``NotFound`` (the 404 page with the reason, from ``guards``)."""
+    return TokenizerVersion.objects.select_related(
+        "tokenizer", "training_run", "created_by").resolve(f"{name}@{ref}")
 
 
 @readable
@@ -73,7 +71,7 @@ def token_detail(request, name, ref, token_id):
     try:
         tree = merge_tree(version.cached_tokenizer(), token_id)
     except ValueError as exc:
-        raise Http404(str(exc)) from None
+        raise NotFound(str(exc)) from None
     nodes = tree_rows(tree, TREE_NODES_SHOWN + 1)
     return render(request, "tokenizers_app/token.html", {
         "version": version, "ref": ref, "tree": tree, "nodes": nodes[:TREE_NODES_SHOWN],
@@ -96,5 +94,5 @@ def version_download(request, name, ref, format):
     """The version's files in one format, as an attachment; ``ETag`` is the bytes' sha256."""
     version = _version(name, ref)
     if format not in FORMATS:
-        raise Http404(f"no format {format!r}: choose one of {', '.join(FORMATS)}")
+        raise NotFound(f"no format {format!r}: choose one of {', '.join(FORMATS)}")
     return artifact_response(request, render_download(version=version, format=format))

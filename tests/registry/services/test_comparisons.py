@@ -4,7 +4,7 @@ compare page, ``GET /api/compare`` and ``manage.py compare`` all show."""
 import pytest
 
 from tokenizers_app.bpe.metrics import METRICS
-from tokenizers_app.errors import Invalid
+from tokenizers_app.errors import Invalid, NotFound
 from tokenizers_app.models import Evaluation
 from tokenizers_app.services.comparisons import compare_versions, evaluation_corpus
 
@@ -60,5 +60,5 @@ def test_only_evaluation_corpora_are_compared(registry_data):
     with pytest.raises(Invalid, match="'prose' is not an evaluation corpus.*held-out") as refused:
         evaluation_corpus("prose")
     assert refused.value.field == "corpus"
-    with pytest.raises(ValueError, match="no corpus named 'nothing'"):
+    with pytest.raises(NotFound, match="no corpus named 'nothing'"):
         evaluation_corpus("nothing")

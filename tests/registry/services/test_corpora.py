@@ -13,6 +13,7 @@ from tests.registry.helpers import (
     import_text,
     media_files,
 )
+from tokenizers_app.errors import Conflict, Invalid, TooLarge
 from tokenizers_app.models import (
     Corpus,
     TrainingRun,
@@ -98,7 +99,7 @@ def test_an_empty_corpus_is_refused():
 def test_a_corpus_over_the_size_cap_is_refused(settings):
     settings.CORPUS_MAX_BYTES = 1000
 
-    with pytest.raises(ValueError, match="larger than the limit of 1000 bytes"):
+    with pytest.raises(TooLarge, match="larger than the limit of 1000 bytes"):
         import_text("x" * 1001, "big")
 
     assert not Corpus.objects.exists()
@@ -106,15 +107,17 @@ def test_a_corpus_over_the_size_cap_is_refused(settings):
 
 
 def test_a_corpus_name_taken_by_other_content_is_refused(corpus):
-    with pytest.raises(ValueError, match="already exists with other content"):
+    with pytest.raises(Conflict, match="already exists with other content") as refused:
         import_text("other text", corpus.name)
+    assert refused.value.field == "name"
     assert Corpus.objects.count() == 1
 
 
 @pytest.mark.parametrize("name", ["", "has space", "a@b", "-dash-first", "x" * 101])
 def test_a_corpus_name_that_is_not_valid_is_refused(name):
-    with pytest.raises(ValueError, match="name .* is not valid"):
+    with pytest.raises(Invalid, match="name .* is not valid") as refused:
         import_text("text", name)
+    assert refused.value.field == "name"
     assert not Corpus.objects.exists()
 
 
@@ -126,7 +129,7 @@ def test_a_corpus_name_that_is_not_valid_is_refused(name):
     (__import__("gzip").compress(b"text\n" * 1000), "a compressed file \\(gzip or zip\\)"),
 ])
 def test_text_that_is_not_a_corpus_is_refused_in_words_and_leaves_nothing(data, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(Invalid, match=message):
         import_corpus(stream=TrickleStream(data, step=1 << 20), name="bad")
     assert not Corpus.objects.exists()
     assert media_files() == []

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from tests.registry.helpers import import_text, train
 from tokenizers_app.bpe import train_bpe
-from tokenizers_app.errors import Invalid
+from tokenizers_app.errors import REFUSALS, Invalid
 from tokenizers_app.models import (
     MergeRule,
     Tokenizer,
@@ -67,7 +67,7 @@ def test_start_training_run_commits_the_run_then_enqueues_its_task(
 def test_bad_training_parameters_are_refused_before_any_row_is_written(corpus, kwargs, message):
     params = {"corpora": ["prose"], "tokenizer_name": "t", "vocab_size": 500, **kwargs}
 
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(REFUSALS, match=message):
         start_training_run(**params)
 
     assert not TrainingRun.objects.exists()

@@ -8,12 +8,12 @@ needs to see what would be enqueued it captures the on-commit callbacks.
 
 
 import pytest
-from django.core.exceptions import PermissionDenied
 
 from tests.registry.helpers import train
 from tokenizers_app.bpe import train_bpe
 from tokenizers_app.bpe.canonical import content_digest
 from tokenizers_app.bpe.formats import dumps_tokenizer
+from tokenizers_app.errors import Conflict, Forbidden, Invalid, NotFound
 from tokenizers_app.models import (
     AliasMove,
     Tokenizer,
@@ -73,7 +73,7 @@ def test_the_digest_ignores_merge_counts(corpus):
 def test_a_ready_version_refuses_content_changes(corpus):
     version = train(corpus).versions.get()
     version.pattern = "gpt4"
-    with pytest.raises(ValueError, match="immutable; cannot change pattern"):
+    with pytest.raises(Conflict, match="immutable; cannot change pattern"):
         version.save()
 
 
@@ -96,7 +96,7 @@ def test_other_users_cannot_publish_deprecate_annotate_or_move_aliases(corpus, m
                    lambda: annotate_version(version=version, notes="x", user=member),
                    lambda: move_alias(version=version, name="production", user=member),
                    lambda: publish_version(version=version, user=None)):
-        with pytest.raises(PermissionDenied, match="only staff"):
+        with pytest.raises(Forbidden, match="only staff"):
             action()
     version.refresh_from_db()
     assert (version.lifecycle, version.notes, version.aliases.count()) == ("draft", "", 0)
@@ -118,8 +118,9 @@ def test_every_alias_move_is_recorded_with_who_and_from_where(corpus, staff):
 @pytest.mark.parametrize("name", ["3", "Prod", "a b", ""])
 def test_alias_names_that_could_be_misread_are_refused(corpus, staff, name):
     version = train(corpus).versions.get()
-    with pytest.raises(ValueError, match="alias .* is not valid"):
+    with pytest.raises(Invalid, match="alias .* is not valid") as refused:
         move_alias(version=version, name=name, user=staff)
+    assert refused.value.field == "name"
 
 
 @pytest.mark.parametrize("name, valid", [("production", True), ("a", True), ("b-2_x", True),
@@ -150,13 +151,13 @@ def test_refs_resolve_by_number_alias_or_latest_and_explain_misses(corpus, staff
 
     assert [resolve("prose-bpe@1"), resolve("prose-bpe@candidate"), resolve("prose-bpe")] == [
         first, first, second]
-    with pytest.raises(ValueError, match=r"has no version 7 \(versions: 1, 2\)"):
+    with pytest.raises(NotFound, match=r"has no version 7 \(versions: 1, 2\)"):
         resolve("prose-bpe@7")
-    with pytest.raises(ValueError, match=r"has no alias 'prod' \(aliases: candidate\)"):
+    with pytest.raises(NotFound, match=r"has no alias 'prod' \(aliases: candidate\)"):
         resolve("prose-bpe@prod")
-    with pytest.raises(ValueError, match="no tokenizer named 'nope'"):
+    with pytest.raises(NotFound, match="no tokenizer named 'nope'"):
         resolve("nope@1")
-    with pytest.raises(ValueError, match="'prose-bpe@' names no version: write a number or an"):
+    with pytest.raises(Invalid, match="'prose-bpe@' names no version: write a number or an"):
         resolve("prose-bpe@")  # not silently the latest
 
 
@@ -170,7 +171,7 @@ def test_a_list_of_refs_resolves_in_order_and_explains_what_is_wrong(corpus, sta
     for refs, message in [("", "name at least one version"),
                           ("prose-bpe@1,prose-bpe@production", "the same version twice"),
                           (",".join(["prose-bpe@1"] * 9), "at most 8 versions")]:
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises(Invalid, match=message):
             TokenizerVersion.objects.resolve_many(refs)
 
 

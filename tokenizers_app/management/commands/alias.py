@@ -1,9 +1,9 @@
 """``manage.py alias NAME@REF ALIAS --user STAFF``"""
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
+from tokenizers_app.management.errors import refusals_as_command_errors
 from tokenizers_app.models import TokenizerVersion
 from tokenizers_app.services.staff import move_alias
 
@@ -20,9 +20,7 @@ class Command(BaseCommand):
         found = get_user_model().objects.filter(username=user).first()
         if found is None:
             raise CommandError(f"no user named {user!r}")
-        try:
+        with refusals_as_command_errors():
             moved = move_alias(version=TokenizerVersion.objects.resolve(ref), name=alias,
                                user=found)
-        except (ValueError, PermissionDenied) as exc:
-            raise CommandError(str(exc)) from None
         self.stdout.write(f"{moved.tokenizer.name}@{moved.name} -> version {moved.version.number}")

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from tokenizers_app.management.errors import refusals_as_command_errors
 from tokenizers_app.models import Corpus, Evaluation, TokenizerVersion
 from tokenizers_app.services.evaluations import evaluate_version
 
@@ -15,11 +16,9 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", required=True, help="the corpus name")
 
     def handle(self, *args, ref, corpus, **options):
-        try:
+        with refusals_as_command_errors():
             version = TokenizerVersion.objects.resolve(ref)
             [corpus] = Corpus.objects.by_names([corpus])
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
         evaluation = evaluate_version(version=version, corpus=corpus)
         if evaluation.status != Evaluation.Status.SUCCEEDED:
             raise CommandError(f"evaluation failed: {evaluation.error}")

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from tokenizers_app.bpe import FORMATS
 from tokenizers_app.bpe.formats import write_tokenizer_files
+from tokenizers_app.management.errors import refusals_as_command_errors
 from tokenizers_app.models import TokenizerVersion
 from tokenizers_app.services.downloads import render_tokenizer_files
 
@@ -20,11 +21,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, ref, format, out, **options):
         try:
-            version = TokenizerVersion.objects.resolve(ref)
-            files = render_tokenizer_files(version=version, format=format)
-            written = write_tokenizer_files(files, out, format)
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
+            with refusals_as_command_errors():
+                version = TokenizerVersion.objects.resolve(ref)
+                files = render_tokenizer_files(version=version, format=format)
+                written = write_tokenizer_files(files, out, format)
         except OSError as exc:
             raise CommandError(f"cannot write {out}: {exc.strerror}") from None
         self.stdout.write(f"{version.label} as {format}: {', '.join(map(str, written))}")

@@ -5,6 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
+from tokenizers_app.management.errors import refusals_as_command_errors
 from tokenizers_app.services.corpora import import_corpus
 
 
@@ -19,13 +20,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, path, name, evaluation, **options):
         try:
-            with open(path, "rb") as stream:
+            with refusals_as_command_errors(), open(path, "rb") as stream:
                 corpus = import_corpus(stream=stream, name=name, is_evaluation=evaluation,
                                        original_filename=Path(path).name)
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
         except DatabaseError as exc:  # no row; a file it moved into place is left to the sweep
             raise CommandError(f"the database did not answer ({str(exc).strip()}): the corpus "
                                f"may not be stored; import it again once the database is back "

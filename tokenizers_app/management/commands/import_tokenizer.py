@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from tokenizers_app.bpe import FORMATS
 from tokenizers_app.bpe.formats import read_tokenizer_files
+from tokenizers_app.management.errors import refusals_as_command_errors
 from tokenizers_app.services.versions import import_tokenizer
 
 
@@ -21,13 +22,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, path, tokenizer, format, **options):
         try:
-            files = read_tokenizer_files(path, settings.TOKENIZER_IMPORT_MAX_BYTES)
-            version = import_tokenizer(files=files, tokenizer_name=tokenizer,
-                                       format=format,
-                                       source_detail=f"imported from {path}")
+            with refusals_as_command_errors():
+                files = read_tokenizer_files(path, settings.TOKENIZER_IMPORT_MAX_BYTES)
+                version = import_tokenizer(files=files, tokenizer_name=tokenizer,
+                                           format=format,
+                                           source_detail=f"imported from {path}")
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
         self.stdout.write(f"version {version.label}: vocab size {version.vocab_size}, "
                           f"{version.merge_count} merges, digest {version.digest[:12]}")

@@ -1,9 +1,9 @@
 """``manage.py lifecycle NAME@REF published|deprecated|draft --user STAFF``"""
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
+from tokenizers_app.management.errors import refusals_as_command_errors
 from tokenizers_app.models import TokenizerVersion
 from tokenizers_app.services.staff import set_version_lifecycle
 
@@ -20,9 +20,7 @@ class Command(BaseCommand):
         found = get_user_model().objects.filter(username=user).first()
         if found is None:
             raise CommandError(f"no user named {user!r}")
-        try:
+        with refusals_as_command_errors():
             version = set_version_lifecycle(version=TokenizerVersion.objects.resolve(ref),
                                             lifecycle=lifecycle, user=found)
-        except (ValueError, PermissionDenied) as exc:
-            raise CommandError(str(exc)) from None
         self.stdout.write(f"{version.label}: {version.lifecycle}")

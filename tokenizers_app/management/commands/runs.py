@@ -1,5 +1,6 @@
 """``manage.py runs [ID] [--json]``"""
 
+from tokenizers_app.errors import NotFound
 from tokenizers_app.management.listing import ReadCommand, columns
 from tokenizers_app.models import TrainingRun
 from tokenizers_app.shapes import RunOut
@@ -20,7 +21,7 @@ class Command(ReadCommand):
             return [RunOut.of(run) for run in runs[:limit]]
         run = runs.filter(pk=run_id).first()
         if run is None:
-            raise ValueError(f"no training run {run_id}")
+            raise NotFound(f"no training run {run_id}")
         return RunOut.of(run)
 
     def table(self, data):

@@ -4,6 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from tokenizers_app.management.errors import refusals_as_command_errors
 from tokenizers_app.models import TrainingRun
 from tokenizers_app.services.queue import QueueUnavailable
 from tokenizers_app.services.runs import cancel_training_run, start_training_run
@@ -32,20 +33,19 @@ class Command(BaseCommand):
         parser.add_argument("--wait", action="store_true", help="wait for the run, show progress")
 
     def handle(self, *args, **options):
-        try:
-            run = start_training_run(
-                corpora=options["corpus"], tokenizer_name=options["tokenizer"],
-                vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
-                pattern=options["pattern"], min_frequency=options["min_frequency"],
-                sweep=options["sweep"])
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
-        except QueueUnavailable as unsent:
-            run = unsent.record
-            self.stderr.write(f"warning: {unsent}")
-        else:
-            self.stdout.write(f"queued run {run.pk}: {run.tokenizer.name}, vocab size "
-                              f"{run.vocab_size}")
+        with refusals_as_command_errors():
+            try:
+                run = start_training_run(
+                    corpora=options["corpus"], tokenizer_name=options["tokenizer"],
+                    vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
+                    pattern=options["pattern"], min_frequency=options["min_frequency"],
+                    sweep=options["sweep"])
+            except QueueUnavailable as unsent:  # saved: it is sent when the queue is back
+                run = unsent.record
+                self.stderr.write(f"warning: {unsent}")
+            else:
+                self.stdout.write(f"queued run {run.pk}: {run.tokenizer.name}, vocab size "
+                                  f"{run.vocab_size}")
         if options["wait"]:
             self.follow(run)
 

@@ -1,5 +1,6 @@
 """``manage.py versions NAME [--json]``"""
 
+from tokenizers_app.errors import NotFound
 from tokenizers_app.management.listing import ReadCommand, columns
 from tokenizers_app.models import Tokenizer, TokenizerVersion
 from tokenizers_app.shapes import VersionOut
@@ -14,7 +15,7 @@ class Command(ReadCommand):
 
     def handle_read(self, name, **options):
         if not Tokenizer.objects.filter(name=name).exists():
-            raise ValueError(f"no tokenizer named {name!r}")
+            raise NotFound(f"no tokenizer named {name!r}")
         return [VersionOut.of(v) for v in TokenizerVersion.objects.filter(tokenizer__name=name)
                 .latest_first().select_related("tokenizer", "training_run")
                 .prefetch_related("aliases")]
