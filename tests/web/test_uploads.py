@@ -39,7 +39,12 @@ def stagers(monkeypatch) -> list:
     class Counted(CorpusStager):
         def __init__(self):
             super().__init__()
+            self.blocks = []
             made.append(self)
+
+        def write(self, data: bytes) -> None:
+            self.blocks.append(len(data))
+            super().write(data)
 
     monkeypatch.setattr(uploads, "CorpusStager", Counted)
     return made
@@ -95,6 +100,12 @@ BEFORE_THE_CHECK = {
     "api, a session with a wrong CSRF token": (
         lambda p: browser(p).post(API, {"name": "web", "file": corpus_file()},
                                   HTTP_X_CSRFTOKEN="x" * 64), 403),
+    "page, too large by its Content-Length": (
+        lambda p: (lambda c: c.post(PAGE, page_form(c, file=corpus_file(b"x" * 1_500_000))))(
+            browser(p)), 413),
+    "api, too large by its Content-Length": (
+        lambda p: Client().post(API, {"name": "web", "file": corpus_file(b"x" * 1_500_000)},
+                                **key(p)), 413),
 }
 
 
@@ -109,11 +120,15 @@ def test_a_request_refused_by_its_check_stages_nothing(people, settings, stagers
     assert not Corpus.objects.filter(name="web").exists()
 
 
-def test_the_api_with_the_database_gone_stages_nothing(people, settings, stagers, monkeypatch):
+def test_the_database_gone_at_the_check_stages_nothing(people, settings, stagers, monkeypatch):
+    signed_in = browser(people)
     monkeypatch.setattr(ApiKey.objects, "authenticate", gone)
+    monkeypatch.setattr("django.contrib.sessions.backends.db.SessionStore.load", gone)
     before = media_files(settings)
-    answer = Client().post(API, {"name": "web", "file": corpus_file()}, **key(people))
-    assert answer.status_code == 503 and "database does not answer" in answer.json()["detail"]
+    api_answer = Client().post(API, {"name": "web", "file": corpus_file()}, **key(people))
+    page_answer = signed_in.post(PAGE, page_form(signed_in))
+    assert (api_answer.status_code, page_answer.status_code) == (503, 503)
+    assert "database does not answer" in api_answer.json()["detail"]
     assert stagers == [] and media_files(settings) == before
 
 
@@ -133,6 +148,7 @@ AFTER_THE_CHECK = {
     "page, a name taken by other bytes": (page(name="prose"), 409),
     "page, two file fields": (page(file=[corpus_file(), corpus_file(b"other\n")]), 400),
     "page, not UTF-8": (page(file=corpus_file(TEXT + b"\xff")), 400),
+    "page, an empty file": (page(file=corpus_file(b"")), 400),
     "page, 1 byte over the limit": (page(file=corpus_file(b"x" * 400_001)), 413),
     "api, no name": (api({"file": corpus_file()}), 422),
     "api, evaluation=maybe": (api({"name": "web", "evaluation": "maybe",
@@ -142,6 +158,7 @@ AFTER_THE_CHECK = {
     "api, two file fields": (api({"name": "web", "file": [corpus_file(),
                                                           corpus_file(b"other\n")]}), 400),
     "api, not UTF-8": (api({"name": "web", "file": corpus_file(TEXT + b"\xff")}), 400),
+    "api, an empty file": (api({"name": "web", "file": corpus_file(b"")}), 400),
     "api, 1 byte over the limit": (api({"name": "web", "file": corpus_file(b"x" * 400_001)}),
                                    413),
 }
@@ -185,9 +202,10 @@ def test_a_throttled_upload_is_refused_and_writes_nothing(people, settings, stag
 
 @pytest.mark.parametrize("where", ["page", "api"])
 def test_a_session_upload_read_up_to_the_file_by_the_csrf_check_is_read_again_whole(
-        people, settings, where):
+        people, settings, stagers, where):
     """The CSRF check reads the body up to the file; once it passed, the body is read again
-    from its start: the fields after the file count, and the corpus is the bytes sent."""
+    from its start: the fields after the file count, and the corpus is the bytes sent, streamed
+    to disk in blocks (never held whole)."""
     client = browser(people)
     form = {"csrfmiddlewaretoken": client.token, "file": corpus_file(), "name": "late-name"}
     answer = client.post(PAGE if where == "page" else API, form)
@@ -195,4 +213,6 @@ def test_a_session_upload_read_up_to_the_file_by_the_csrf_check_is_read_again_wh
     corpus = Corpus.objects.get(name="late-name")
     assert corpus.sha256 == hashlib.sha256(TEXT).hexdigest()
     assert corpus.path.read_bytes() == TEXT
+    [stager] = stagers
+    assert len(stager.blocks) > 4 and max(stager.blocks) <= 64 * 1024
     assert list((Path(settings.MEDIA_ROOT) / "corpora" / "incoming").iterdir()) == []
