@@ -90,7 +90,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "tokenizers_app.guards.RequestGuardsMiddleware",
     "tokenizers_app.throttle.ThrottleMiddleware",  # before an upload's body is read
-    "tokenizers_app.uploads.CorpusUploadMiddleware",  # before CSRF reads an upload's body
+    "tokenizers_app.uploads.CorpusUploadMiddleware",  # its gate, before CSRF reads the body
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
