@@ -25,6 +25,7 @@ import io
 import re
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.core.files.uploadedfile import UploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, StopFutureHandlers, StopUpload
 from django.http.multipartparser import MultiPartParser
@@ -112,10 +113,13 @@ class StagedUpload(UploadedFile):
 
 class ReplayableBody:
     """The request body as a parser reads it. What is read while ``keeping`` is kept, so that
-    ``rewind`` can serve the body again from its start: the kept bytes, then the rest."""
+    ``rewind`` can serve the body again from its start: the kept bytes, then the rest. What comes
+    before the file is the form's fields (at most ``DATA_UPLOAD_MAX_MEMORY_SIZE``) and framing:
+    past that and ``FORM_SLACK``, the body is refused (``RequestDataTooBig``), not kept."""
 
     def __init__(self, stream):
         self.stream, self.kept, self.keeping, self.replay = stream, [], True, None
+        self.kept_bytes = 0
 
     def read(self, size: int = -1) -> bytes:
         if self.replay is not None:
@@ -126,6 +130,11 @@ class ReplayableBody:
         data = self.stream.read(size)
         if self.keeping:
             self.kept.append(data)
+            self.kept_bytes += len(data)
+            if self.kept_bytes > (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0) + FORM_SLACK:
+                raise RequestDataTooBig(
+                    f"the form holds over {self.kept_bytes} bytes before its file, more than "
+                    f"the fields may (setting DATA_UPLOAD_MAX_MEMORY_SIZE)")
         return data
 
     def rewind(self) -> None:

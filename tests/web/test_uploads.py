@@ -216,3 +216,26 @@ def test_a_session_upload_read_up_to_the_file_by_the_csrf_check_is_read_again_wh
     [stager] = stagers
     assert len(stager.blocks) > 4 and max(stager.blocks) <= 64 * 1024
     assert list((Path(settings.MEDIA_ROOT) / "corpora" / "incoming").iterdir()) == []
+
+
+def test_what_comes_before_the_file_is_bounded_while_the_check_has_not_passed(
+        people, settings, stagers, monkeypatch):
+    """Until the check passes, what is read is kept (to be read again): part headers (up to
+    1 KB each, for up to 1,000 fields) do not count against Django's DATA_UPLOAD_MAX_MEMORY_SIZE,
+    so the kept bytes have a bound of their own, and a form over it is refused, not held."""
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    monkeypatch.setattr(uploads, "FORM_SLACK", 100_000)
+    client = browser()
+
+    def form(fields: int) -> bytes:
+        parts = [f'Content-Disposition: form-data; name="csrfmiddlewaretoken"\r\n\r\n'
+                 f'{client.token}']
+        parts += [f'Content-Disposition: form-data; name="f{i}"\r\nX-Pad: {"p" * 900}'
+                  f'\r\n\r\nx' for i in range(fields)]
+        return "".join(f"--b0undary\r\n{part}\r\n" for part in parts).encode() + \
+            b"--b0undary--\r\n"
+
+    kind = "multipart/form-data; boundary=b0undary"
+    assert client.post(PAGE, form(200), content_type=kind).status_code == 400  # 190 KB kept
+    assert client.post(PAGE, form(5), content_type=kind).status_code == 302  # to sign in
+    assert stagers == []
