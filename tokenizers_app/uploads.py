@@ -138,7 +138,12 @@ class ReplayableBody:
         return data
 
     def rewind(self) -> None:
+        """Serve the body again from its start; keep nothing more."""
         self.replay, self.kept, self.keeping = io.BytesIO(b"".join(self.kept)), [], False
+
+    def forget(self) -> None:
+        """Keep nothing more, and drop what was kept: the body will not be read again."""
+        self.kept, self.keeping = [], False
 
 
 class UploadGate(FileUploadHandler):
@@ -162,13 +167,14 @@ class UploadGate(FileUploadHandler):
     def allow(self) -> None:
         """Open the gate. If a check read the body up to the file, read it again, staging."""
         self.allowed = True
-        if self.body is None:
+        if self.body is None:  # not read yet: it will be read once, staging
             return
-        self.body.keeping = False
-        if self.stopped_at_file:
-            self.stopped_at_file = False
-            self.body.rewind()
-            self.request.POST = self._parse()[0]
+        if not self.stopped_at_file:  # read whole (no file in it): nothing to read again
+            self.body.forget()
+            return
+        self.stopped_at_file = False
+        self.body.rewind()
+        self.request.POST = self._parse()[0]
 
     def _parse(self):
         return MultiPartParser(self.meta, self.body, [StagingUploadHandler(self)],
