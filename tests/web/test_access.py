@@ -338,3 +338,10 @@ def test_a_refusal_says_who_may_and_changes_nothing(client, owned):
     assert "tokenizer &#x27;prose-bpe&#x27; belongs to &#x27;owner&#x27;" in \
         form.content.decode()  # beside the form's tokenizer field
     assert TrainingRun.objects.filter(created_by=owned["member"]).count() == 0
+
+
+def test_a_tokenizers_page_says_who_adds_versions(client, owned):
+    assert "Owner: owner (with staff" in client.get("/tokenizers/prose-bpe/").content.decode()
+    Tokenizer.objects.update(owner=None)
+    assert "Owner: none: only staff add versions" in \
+        client.get("/tokenizers/prose-bpe/").content.decode()

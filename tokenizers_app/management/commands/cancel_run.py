@@ -17,11 +17,12 @@ class Command(BaseCommand):
         add_user_argument(parser)
 
     def handle(self, *args, run_id, user, **options):
+        acting = acting_user(user)
         run = TrainingRun.objects.filter(pk=run_id).first()
         if run is None:
             raise CommandError(f"no training run {run_id}")
         with refusals_as_command_errors():
-            run = cancel_training_run(run=run, user=acting_user(user))
+            run = cancel_training_run(run=run, user=acting)
         running = run.status == TrainingRun.Status.RUNNING
         self.stdout.write(f"run {run.pk}: {run.status}" + (" (cancel requested)" if running
                                                              else ""))
