@@ -18,7 +18,8 @@ from .permissions import OPERATOR, check_may_add_version, recorded
 def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer, source: str, digest: str = "",
                 source_detail: str = "", training_run=None, created_by=None) -> TokenizerVersion:
     """The version of ``tokenizer`` holding ``core``: the existing one with the same digest, or a
-    new one numbered next, with all its rows. Call it inside a transaction."""
+    new one numbered next, with all its rows. Call it inside a transaction, once who may add to
+    ``tokenizer`` is checked (``tokenizer_to_add_to``: at a run's start, at an import)."""
     digest = digest or content_digest(core)
     Tokenizer.objects.select_for_update().filter(pk=tokenizer.pk).first()  # one numberer at a time
     existing = TokenizerVersion.objects.filter(tokenizer=tokenizer, digest=digest).first()
