@@ -8,6 +8,7 @@ from django.http import Http404
 from ninja import Schema
 
 from ..bpe.atomic_files import is_disk_full
+from ..bpe.match_budget import PatternTooSlow
 from ..guards import database_gone
 from ..services.corpora import NoRoom
 
@@ -21,9 +22,10 @@ class Error(Schema):
 
 
 class Invalid(Schema):
-    """A request that does not fit the schema (422): what is wrong, where."""
+    """A request that does not fit the schema (422): what is wrong, where; or, in words, a text
+    this version's pattern takes too long to split (``PatternTooSlow``)."""
 
-    detail: list[dict]
+    detail: list[dict] | str
 
 
 class TooLarge(Exception):
@@ -32,6 +34,8 @@ class TooLarge(Exception):
 
 def status_of(error: Exception) -> int:
     message = str(error)
+    if isinstance(error, PatternTooSlow):  # the request's budget for splitting text ran out
+        return PatternTooSlow.status
     if isinstance(error, PermissionDenied):
         return 403
     if isinstance(error, (Http404,)) or message.startswith(NOT_FOUND) or any(

@@ -25,6 +25,7 @@ from ..bpe.atomic_files import write_file, write_files
 from ..bpe.canonical import content_digest
 from ..bpe.formats import check_format, dumps_tokenizer, loads_tokenizer
 from ..bpe.formats.archive import download_file
+from ..bpe.pattern_check import check_pattern
 from ..bpe.training import check_sweep, prefix_tokenizer
 from ..models import (
     Algorithm,
@@ -76,12 +77,15 @@ def register_sweep(*, version: TokenizerVersion, vocab_sizes, created_by=None
 def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: str | None = None,
                      source_detail: str = "", created_by=None) -> TokenizerVersion:
     """A version from tokenizer files in any format the core reads (detected when not given);
-    the same content as an existing version of the tokenizer gives that version back."""
+    the same content as an existing version of the tokenizer gives that version back. A custom
+    pattern is tried on adversarial inputs first (``check_pattern``): one that backtracks
+    without end is refused."""
     check_name("tokenizer", tokenizer_name)
     core = loads_tokenizer(files, format)
     if core.algorithm != Algorithm.BYTE_BPE:
         raise ValueError(f"the registry keeps byte-level BPE tokenizers; these files hold a "
                          f"{core.algorithm} tokenizer")
+    check_pattern(core.pattern)
     detail = source_detail or f"imported from {', '.join(sorted(files))}"
     with transaction.atomic():
         tokenizer, _ = Tokenizer.objects.get_or_create(name=tokenizer_name)
