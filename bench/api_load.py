@@ -71,7 +71,8 @@ call_command("migrate", verbosity=0)
 from bench.db_roundtrip import synthetic_tokenizer
 from tokenizers_app.bpe.formats import load_tokenizer
 from tokenizers_app.models import Tokenizer, TokenizerVersion
-from tokenizers_app.services.versions import add_version, move_alias
+from tokenizers_app.services.staff import move_alias
+from tokenizers_app.services.versions import add_version
 with transaction.atomic():
     record = Tokenizer.objects.create(name={NAME!r})
     version = add_version(tokenizer=record, core={core},

@@ -27,10 +27,10 @@ class TokenizerOut(Schema):
 
     @classmethod
     def of(cls, tokenizer: Tokenizer) -> TokenizerOut:
-        """From a tokenizer with its ``aliases__version`` and ``versions`` prefetched."""
-        ready = [v.number for v in tokenizer.versions.all() if v.status == "ready"]
+        """From ``Tokenizer.objects.with_latest()`` (its ready versions and latest), with its
+        ``aliases__version`` prefetched."""
         return cls(name=tokenizer.name, description=tokenizer.description,
-                   versions=len(ready), latest=max(ready, default=None),
+                   versions=tokenizer.ready_versions, latest=tokenizer.latest,
                    aliases={alias.name: alias.version.number for alias in tokenizer.aliases.all()},
                    created_at=tokenizer.created_at)
 
@@ -147,6 +147,7 @@ class RunOut(Schema):
     merges_per_second: float | None
     stage_seconds: dict[str, float]
     error: str
+    algorithm: str  # byte_bpe
     vocab_size: int
     pattern: str
     special_tokens: list[str]
@@ -162,7 +163,7 @@ class RunOut(Schema):
         return cls(id=run.pk, tokenizer=run.tokenizer.name, status=run.status, stage=run.stage,
                    progress_done=run.progress_done, progress_total=run.progress_total,
                    merges_per_second=run.merges_per_second, stage_seconds=run.stage_seconds,
-                   error=run.error, vocab_size=run.vocab_size, pattern=run.pattern,
+                   error=run.error, algorithm=run.algorithm, vocab_size=run.vocab_size, pattern=run.pattern,
                    special_tokens=run.special_tokens, min_frequency=run.min_frequency,
                    sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
                    versions=[v.label for v in run.versions.all()],

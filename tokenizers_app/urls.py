@@ -3,13 +3,14 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
+from .models import ALIAS_PATTERN
 from .views import compare, corpora, health, leaderboard, runs, versions
 
 
 class RefConverter:
     """A version number or an alias name: ``3``, ``production``."""
 
-    regex = r"[0-9]+|[a-z][a-z0-9_-]{0,49}"
+    regex = rf"[0-9]+|{ALIAS_PATTERN}"
 
     def to_python(self, value: str) -> str:
         return value

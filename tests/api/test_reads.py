@@ -20,7 +20,7 @@ def test_the_schema_is_openapi_3_1_and_the_docs_load_without_a_cdn(client):
 
 
 def test_tokenizers_and_versions_by_number_or_alias(client, registry):
-    from tokenizers_app.services.versions import move_alias
+    from tokenizers_app.services.staff import move_alias
 
     move_alias(version=registry["large"], name="production", user=registry["staff"])
     listing = client.get("/api/tokenizers").json()

@@ -101,6 +101,7 @@ def test_runs_start_checked_and_can_be_followed_and_cancelled(client, registry):
                                           "vocab_size": 300, "sweep": [280]}, **key).json()
     assert run["status"] == "queued" and run["sweep"] == [280]
     assert client.get(f"/api/runs/{run['id']}").json()["status"] == "queued"
+    assert run["algorithm"] == "byte_bpe"  # set when the run starts
     cancelled = client.post(f"/api/runs/{run['id']}/cancel", **key).json()
     assert cancelled["status"] == "cancelled" == TrainingRun.objects.get(pk=run["id"]).status
 

@@ -117,7 +117,7 @@ def test_vocab_size_below_the_alphabet_keeps_the_whole_alphabet_and_learns_no_me
     ({"source": ["a"], "split": "gpt2"}, "'gpt2'"),
     ({"source": ["a"], "vocab_size": 0}, "vocab_size"),
     ({"source": ["a"], "vocab_size": True}, "vocab_size"),
-    ({"source": ["a"], "min_frequency": 0}, "min_frequency"),
+    ({"source": ["a"], "min_frequency": 0}, "min frequency must be an integer >= 1"),
     ({"source": ["a a b"], "min_word_frequency": 3}, "min_word_frequency=3"),
     ({"source": ["a"], "end_of_word_suffix": ""}, "end_of_word_suffix"),
     ({"source": [b"a"]}, "bytes"),

@@ -8,11 +8,16 @@ import pytest
 from tests.bpe.corpora import SAMPLES
 from tests.bpe.reference import reference_train
 from tokenizers_app.bpe import Tokenizer, TrainingCancelled, train_bpe
+from tokenizers_app.bpe.parameters import check_sweep
+from tokenizers_app.bpe.pretokenize import PreTokenizer
 from tokenizers_app.bpe.training import (
-    check_sweep,
+    Ticker,
+    count_pretokens,
     has_standard_layout,
     prefix_tokenizer,
+    train_from_counts,
 )
+from tokenizers_app.errors import Invalid
 
 PATTERNS = ["gpt2", "gpt4", "none", r"\w+|\s+|[^\w\s]+"]
 SPECIALS = [[], ["<|endoftext|>", "<|pad|>"]]
@@ -106,21 +111,49 @@ def test_should_stop_cancels_training():
         train_bpe([SAMPLES["english"]], 400, should_stop=lambda: True)
 
 
-@pytest.mark.parametrize("vocab_size, specials, message", [
-    (255, [], "vocab_size 255 is below 256"),
-    (257, ["<a>", "<b>"], r"below 256 bytes \+ 2 special tokens = 258"),
-    ("300", [], "must be an integer"),
-    (300, [""], "non-empty"),
-    (300, ["<a>", "<a>"], "listed twice"),
+@pytest.mark.parametrize("vocab_size, specials, message, field", [
+    (255, [], "vocab size 255 is out of bounds: .* from 256", "vocab_size"),
+    (257, ["<a>", "<b>"], r"from 258 \(256 bytes \+ 2 special tokens\)", "vocab_size"),
+    ("300", [], "must be an integer", "vocab_size"),
+    (300, [""], "non-empty", "special_tokens"),
+    (300, ["<a>", "<a>"], "listed twice", "special_tokens"),
 ])
-def test_bad_parameters_raise_value_errors_that_name_the_problem(vocab_size, specials, message):
-    with pytest.raises(ValueError, match=message):
+def test_bad_parameters_raise_value_errors_that_name_the_problem(vocab_size, specials, message,
+                                                                 field):
+    with pytest.raises(Invalid, match=message) as raised:
         train_bpe(["some text"], vocab_size, special_tokens=specials)
+    assert isinstance(raised.value, ValueError) and raised.value.field == field
 
 
 def test_a_pattern_that_does_not_compile_is_rejected():
-    with pytest.raises(ValueError, match="does not compile"):
+    with pytest.raises(Invalid, match="does not compile") as raised:
         train_bpe(["some text"], 300, pattern="(unclosed")
+    assert raised.value.field == "pattern"
+
+
+def test_a_min_frequency_below_one_is_refused_before_counting():
+    with pytest.raises(Invalid, match="min frequency must be an integer >= 1, got 0") as raised:
+        train_bpe(["some text"], 300, min_frequency=0)
+    assert raised.value.field == "min_frequency"
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@pytest.mark.parametrize("specials", SPECIALS)
+def test_training_from_counts_ends_as_training_from_text(pattern, specials):
+    """The fan-out counts in parts and ends with ``train_from_counts``: counted in one piece or
+    not, the same counts give the same merges, counts and vocab."""
+    texts = list(SAMPLES.values())
+    counts = count_pretokens(texts, PreTokenizer(pattern), specials, Ticker(None, None), 1)
+    from_counts = train_from_counts(counts, 400, specials, pattern, 2)
+    assert from_counts == train_bpe(texts, 400, specials, pattern, 2, workers=1)
+
+
+def test_training_from_counts_refuses_no_counts_and_bad_parameters():
+    with pytest.raises(ValueError, match="the corpus is empty"):
+        train_from_counts({}, 300)
+    with pytest.raises(Invalid, match="vocab size 299 is out of bounds") as raised:
+        train_from_counts({b"ab": 2}, 299, [f"<{i}>" for i in range(44)])
+    assert raised.value.field == "vocab_size"
 
 
 def test_a_pattern_that_is_not_lossless_is_rejected():
@@ -212,14 +245,6 @@ def test_a_trained_tokenizer_has_the_standard_layout_and_a_renumbered_one_not():
     size = len(tokenizer.vocab)
     moved = {(i - 1) % size: token for i, token in tokenizer.vocab.items()}  # <s> last
     assert not has_standard_layout(Tokenizer(moved, tokenizer.merges, ["<s>"]))
-
-
-@pytest.mark.parametrize("sizes, message", [
-    ([257], "sweep vocab size 257 must be an integer from 258 to 399"),
-    ([400], "from 258 to 399"), ([300.0], "300.0"), ([True], "True")])
-def test_sweep_sizes_must_lie_between_the_bytes_and_the_vocab_size(sizes, message):
-    with pytest.raises(ValueError, match=message):
-        check_sweep(sizes, 400, 2)
 
 
 def test_a_prefix_of_the_merges_is_what_training_to_that_size_gives():

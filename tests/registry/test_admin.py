@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 
 from tokenizers_app.models import Alias, AliasMove, Corpus, TokenizerVersion
 from tokenizers_app.services.runs import execute_training_run, start_training_run
-from tokenizers_app.services.versions import move_alias
+from tokenizers_app.services.staff import move_alias
 
 from .helpers import import_text, sample_text
 

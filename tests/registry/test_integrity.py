@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 
 from tokenizers_app.models import MergeRule, VocabEntry
 from tokenizers_app.models import versions as version_records
-from tokenizers_app.services import versions as version_services
+from tokenizers_app.services import downloads as download_services
 
 from .helpers import import_text, sample_text, train
 
@@ -23,7 +23,7 @@ def version(settings, tmp_path):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     # this process keeps loaded tokenizers and rendered downloads by digest: start cold
     version_records._LOADED.clear()
-    version_services._DOWNLOADS.clear()
+    download_services._DOWNLOADS.clear()
     return train(import_text(sample_text(20_000), "prose"), vocab_size=330).versions.get()
 
 

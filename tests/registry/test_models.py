@@ -121,3 +121,20 @@ def test_loaded_tokenizers_are_kept_per_process_by_digest_least_recently_used_fi
     other = store(Tokenizer(trained.vocab, trained.merges, trained.special_tokens, "gpt4"), "c")
     assert other.cached_tokenizer() is other.cached_tokenizer()
     assert first.cached_tokenizer() is not loaded  # dropped for the other one, loaded again
+
+
+@pytest.mark.django_db
+def test_the_latest_version_is_the_highest_ready_number_wherever_it_is_asked(trained):
+    """One definition (``VersionQuerySet.latest_first``) behind the tokenizer list's ``latest``,
+    a bare name's ref and the version lists."""
+    from tokenizers_app.models import Tokenizer as TokenizerRecord
+
+    for pattern in ("gpt2", "gpt4", "none"):
+        store(Tokenizer(trained.vocab, trained.merges, trained.special_tokens, pattern), "t")
+    TokenizerVersion.objects.filter(number=3).update(status=TokenizerVersion.Status.BUILDING)
+    TokenizerRecord.objects.create(name="empty")
+
+    assert [v.number for v in TokenizerVersion.objects.latest_first()] == [2, 1]
+    assert TokenizerVersion.objects.resolve("t").number == 2
+    listed = {t.name: (t.ready_versions, t.latest) for t in TokenizerRecord.objects.with_latest()}
+    assert listed == {"t": (2, 2), "empty": (0, None)}

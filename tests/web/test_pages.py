@@ -140,3 +140,44 @@ def test_a_download_is_the_same_bytes_each_time_with_its_sha256_as_etag(client, 
     zipped = client.get("/tokenizers/prose-bpe/2/download/gpt2/")
     assert zipped["Content-Disposition"] == 'attachment; filename="prose-bpe-gpt2.zip"'
     assert client.get("/tokenizers/prose-bpe/2/download/sentencepiece/").status_code == 404
+
+
+def _json_script(html: str, element_id: str):
+    import json
+    import re
+
+    found = re.search(rf'<script id="{element_id}" type="application/json">(.*?)</script>', html)
+    return json.loads(found.group(1))
+
+
+def test_a_versions_token_lengths_count_its_non_special_tokens_by_bytes(client, registry_data):
+    from collections import Counter
+
+    large = registry_data["large"]
+    tokenizer = large.load_tokenizer()
+    specials = set(tokenizer.special_ids.values())
+    expected = sorted(Counter(len(t) for i, t in tokenizer.vocab.items()
+                              if i not in specials).items())
+    lengths = _json_script(page(client, "/tokenizers/prose-bpe/2/"), "token-lengths-data")
+    assert list(zip(lengths["lengths"], lengths["tokens"])) == expected
+    assert sum(lengths["tokens"]) == large.vocab_size - 1  # all but <|endoftext|>
+
+
+def test_a_runs_chart_samples_the_merge_counts_evenly_over_the_ranks(client, registry_data):
+    run, version = registry_data["runs"][1], registry_data["large"]
+    chart = _json_script(page(client, f"/runs/{run.pk}/"), "merge-counts-data")
+    counts = version.load_tokenizer().merge_counts
+    step = max(1, version.merge_count // 400)
+    assert chart["ranks"] == list(range(0, version.merge_count, step))
+    assert chart["counts"] == [counts[rank] for rank in chart["ranks"]]
+
+
+def test_the_merges_page_shows_what_each_merge_makes(client, registry_data):
+    from tokenizers_app.templatetags.tokens import token as shown  # the filter the page uses
+
+    tokenizer = registry_data["large"].load_tokenizer()
+    html = page(client, "/tokenizers/prose-bpe/2/merges/")
+    first_id = 256 + len(tokenizer.special_tokens)  # the id of merge 0
+    for rank in (0, 1, 2):
+        left, right = tokenizer.merges[rank]
+        assert f'/tokens/{first_id + rank}/">{shown(left + right)}</a>' in html

@@ -11,13 +11,9 @@ from ..bpe.display import token_text
 from ..bpe.formats import FORMATS
 from ..downloads import artifact_response
 from ..models import Tokenizer, TokenizerVersion
-from ..services.versions import (
-    deprecate_version,
-    import_tokenizer,
-    move_alias,
-    publish_version,
-    render_download,
-)
+from ..services.downloads import render_download
+from ..services.staff import deprecate_version, move_alias, publish_version
+from ..services.versions import import_tokenizer
 from ..shapes import AliasOut, TokenizerOut, VersionDetailOut, VersionOut
 from .auth import READ, WRITE
 from .errors import ERRORS, TooLarge
@@ -31,7 +27,7 @@ BINARY = {"200": {"description": "the artifact's bytes (a zip for multi-file for
 
 
 def _tokenizers():
-    return Tokenizer.objects.prefetch_related("aliases__version", "versions").order_by("name")
+    return Tokenizer.objects.with_latest().prefetch_related("aliases__version").order_by("name")
 
 
 def _version(name: str, ref: str) -> TokenizerVersion:
@@ -58,9 +54,9 @@ def list_versions(request, name: str, page: int = Query(1, ge=1, le=MAX_PAGE),
                   page_size: int = Query(50, ge=1, le=MAX_PAGE_SIZE)):
     if not Tokenizer.objects.filter(name=name).exists():
         raise ValueError(f"no tokenizer named {name!r}")
-    versions = (TokenizerVersion.objects.ready().filter(tokenizer__name=name)
+    versions = (TokenizerVersion.objects.filter(tokenizer__name=name).latest_first()
                 .select_related("tokenizer", "training_run", "created_by")
-                .prefetch_related("aliases").order_by("-number"))
+                .prefetch_related("aliases"))
     return page_of(versions, page, page_size, VersionOut.of)
 
 

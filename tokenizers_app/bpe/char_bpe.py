@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 
 import regex
 
+from ..errors import Invalid
 from .char_tokenizer import SPLITS, UNK, CharBPETokenizer, split_regex, word_symbols
 from .checks import is_int
 from .corpus import iter_documents, source_size
+from .parameters import check_min_frequency
 from .pretokenize import iter_chunks
 from .special_tokens import check_special_tokens, special_regex, split_special
 from .training import Progress, ShouldStop, Ticker
@@ -88,13 +90,16 @@ def spell_words(words: dict[str, int], suffix: str = "</w>"):
 def _check_options(special_tokens, vocab_size, min_word_frequency, min_frequency, suffix):
     special_tokens = check_special_tokens(special_tokens)
     if UNK not in special_tokens:
-        raise ValueError(f"special tokens {special_tokens!r} must include {UNK!r}")
-    for name, value in [("vocab_size", vocab_size), ("min_frequency", min_frequency),
-                        ("min_word_frequency", min_word_frequency)]:
+        raise Invalid(f"special tokens {special_tokens!r} must include {UNK!r}",
+                      field="special_tokens")
+    check_min_frequency(min_frequency)
+    for name, value in [("vocab_size", vocab_size), ("min_word_frequency", min_word_frequency)]:
         if not is_int(value) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+            raise Invalid(f"{name} must be an integer >= 1, got {value!r}",
+                          field=name)
     if not isinstance(suffix, str) or not suffix:
-        raise ValueError(f"end_of_word_suffix must be a non-empty string, got {suffix!r}")
+        raise Invalid(f"end_of_word_suffix must be a non-empty string, got {suffix!r}",
+                      field="end_of_word_suffix")
     return special_tokens
 
 

@@ -21,13 +21,14 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 
+from .pairs import LOW, SHIFT
+
 NO_RANK = 1 << 62
-SHIFT = 32
 LONG_PRETOKEN = 32  # pre-tokens over this many bytes are merged with a heap (faster from ~28)
 
 
 class MergeTable:
-    """``ranks``: ``left id << 32 | right id -> rank``; ``merged[rank]``: the new id;
+    """``ranks``: ``left id << SHIFT | right id -> rank`` (``pairs``); ``merged[rank]``: the new id;
     ``byte_ids[b]``: the id of byte ``b``.
 
     The loops read ranks from ``after[left id][right id]``: a dict per left id, indexed by id
@@ -48,7 +49,7 @@ class MergeTable:
         byte_of = {token_id: b for b, token_id in enumerate(self.byte_ids)}
         table = [NO_RANK] * 65536
         for pair, rank in self.ranks.items():  # only pairs of two single-byte tokens matter
-            first, second = byte_of.get(pair >> SHIFT), byte_of.get(pair & 0xFFFFFFFF)
+            first, second = byte_of.get(pair >> SHIFT), byte_of.get(pair & LOW)
             if first is not None and second is not None:
                 table[first | second << 8] = rank
         return table
@@ -57,16 +58,11 @@ class MergeTable:
         """``after[left][right] -> rank`` for every id that can appear in a pre-token."""
         by_left: dict[int, dict[int, int]] = {}
         for pair, rank in self.ranks.items():
-            by_left.setdefault(pair >> SHIFT, {})[pair & 0xFFFFFFFF] = rank
+            by_left.setdefault(pair >> SHIFT, {})[pair & LOW] = rank
         ids = set(self.byte_ids).union(self.merged)
         if max(ids) < 4 * len(ids) + 1024:
             return [by_left.get(token_id, {}) for token_id in range(max(ids) + 1)]
         return {token_id: by_left.get(token_id, {}) for token_id in ids}
-
-    def byte_pair_ranks(self, data: bytes) -> list[int]:
-        """Ranks of the pairs of adjacent bytes, read from the 65536-entry table in C: row
-        ``first`` of ``self.rows`` holds the ranks of the pairs ``(first, second)``."""
-        return list(map(list.__getitem__, map(self.rows.__getitem__, data), data[1:]))
 
     def bpe_many(self, pretokens: Iterable[bytes]) -> list[tuple[int, ...]]:
         """The ids of each pre-token, as tuples. One loop over all of them, with the tables

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 
 import regex
 
+from ..errors import Invalid
 from .match_budget import PatternTooSlow, current_budget, processor_seconds, too_slow
 from .special_tokens import special_regex
 
@@ -59,13 +60,15 @@ def pattern_regex(pattern: str) -> str | None:
     if pattern in NAMED_PATTERNS:
         return NAMED_PATTERNS[pattern]
     if not isinstance(pattern, str) or not pattern:
-        raise ValueError(f"pattern must be 'gpt2', 'gpt4', 'none' or a regex, got {pattern!r}")
+        raise Invalid(f"pattern must be 'gpt2', 'gpt4', 'none' or a regex, got {pattern!r}",
+                      field="pattern")
     if "\x00" in pattern:
-        raise ValueError(f"pattern {pattern!r} holds a NUL character; write it as \\x00")
+        raise Invalid(f"pattern {pattern!r} holds a NUL character; write it as \\x00",
+                      field="pattern")
     try:
         regex.compile(pattern)
     except regex.error as exc:
-        raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from None
+        raise Invalid(f"pattern {pattern!r} does not compile: {exc}", field="pattern") from None
     return pattern
 
 
@@ -160,21 +163,22 @@ class PreTokenizer:
                 f"(no nested or overlapping repetitions)") from None
 
     def check_sample(self, text: str, where: str, seconds: float = 2.0) -> None:
-        """Raise ValueError, naming ``where``, when a custom pattern takes over ``seconds`` to
-        split ``text`` (catastrophic backtracking) or is not lossless on it. Named patterns are
-        known to be fast and lossless; they pass at once."""
+        """Raise ``Invalid`` (field ``pattern``), naming ``where``, when a custom pattern takes
+        over ``seconds`` to split ``text`` (catastrophic backtracking) or is not lossless on it.
+        Named patterns are known to be fast and lossless; they pass at once."""
         if not self.checked or not text:
             return
         try:
             gap = self._gap(text, seconds)
         except TimeoutError:
-            raise ValueError(
+            raise Invalid(
                 f"pattern {self.pattern!r} took over {seconds:g} s to split the first "
                 f"{len(text.encode())} bytes of {where}: it backtracks without end on this "
-                f"text; simplify it (no nested or overlapping repetitions such as (a|a)+)"
-            ) from None
+                f"text; simplify it (no nested or overlapping repetitions such as (a|a)+)",
+                field="pattern") from None
         if gap:
-            raise ValueError(f"pattern {self.pattern!r} is not lossless on {where}: {gap}")
+            raise Invalid(f"pattern {self.pattern!r} is not lossless on {where}: {gap}",
+                          field="pattern")
 
     def _gap(self, text: str, timeout: float | None = None) -> str:
         """Where the pattern's matches first skip text ('' when they cover it all)."""

@@ -7,18 +7,23 @@ from collections.abc import Iterable, Iterator
 
 import regex
 
+from ..errors import Invalid
+
 
 def check_special_tokens(special_tokens: Iterable[str]) -> list[str]:
-    """Validate a list of special tokens: non-empty strings, no duplicates."""
+    """Validate a list of special tokens: non-empty strings, no duplicates (else ``Invalid``,
+    field ``special_tokens``)."""
     tokens = list(special_tokens or [])
     seen = set()
     for token in tokens:
         if not isinstance(token, str) or token == "":
-            raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+            raise Invalid(f"special tokens must be non-empty strings, got {token!r}",
+                          field="special_tokens")
         if "\x00" in token:
-            raise ValueError(f"special token {token!r} holds a NUL character")
+            raise Invalid(f"special token {token!r} holds a NUL character",
+                          field="special_tokens")
         if token in seen:
-            raise ValueError(f"special token {token!r} is listed twice")
+            raise Invalid(f"special token {token!r} is listed twice", field="special_tokens")
         seen.add(token)
     return tokens
 

@@ -15,7 +15,8 @@ from operator import iadd
 
 from .batch import encode_chunks
 from .counting import default_workers
-from .encoding_loop import SHIFT, MergeTable, missing_keys
+from .encoding_loop import MergeTable, missing_keys
+from .pairs import pack
 from .pretokenize import PreTokenizer, iter_chunks
 from .special_tokens import (
     allowed_special_tokens,
@@ -75,7 +76,7 @@ class Tokenizer:
         return {t: found[t.encode()] for t in tokens}
 
     def _merge_table(self) -> MergeTable:
-        """The merges as ids: ``left id << 32 | right id -> rank``, ``rank -> merged id``."""
+        """The merges as ids: ``pack(left id, right id) -> rank``, ``rank -> merged id``."""
         specials = set(self.special_ids.values())
         ids = _ids_by_bytes({i: t for i, t in self.vocab.items() if i not in specials})
         byte_ids = [ids.get(bytes([b])) for b in range(256)]
@@ -87,7 +88,7 @@ class Tokenizer:
         merged = list(map(ids.get, [left + right for left, right in self.merges]))
         if None in lefts or None in rights or None in merged:
             self._raise_missing_part(ids)
-        keys = [left << SHIFT | right for left, right in zip(lefts, rights)]
+        keys = list(map(pack, lefts, rights))
         ranks = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))  # lowest rank wins
         return MergeTable(ranks, merged, byte_ids)
 

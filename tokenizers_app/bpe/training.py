@@ -11,7 +11,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .checks import is_int
 from .corpus import iter_documents, source_size
 from .counting import (
     add_counts,
@@ -21,8 +20,8 @@ from .counting import (
     is_large_file,
     summed,
 )
+from .parameters import check_training_parameters
 from .pretokenize import PreTokenizer, iter_chunks
-from .special_tokens import check_special_tokens
 from .tokenizer import Tokenizer
 from .training_loop import learn_merges
 
@@ -56,19 +55,33 @@ def train_bpe(source, vocab_size: int, special_tokens=(), pattern: str = "gpt2",
     ``workers``: processes for counting large files (default: all cores; 1 counts in-process).
     ``max_pretoken_bytes``: the longest pre-token merged (default ``MAX_PRETOKEN_BYTES``).
     """
-    special_tokens = check_special_tokens(special_tokens)
-    pretokenizer = PreTokenizer(pattern)
-    check_vocab_size(vocab_size, len(special_tokens))
-    if not isinstance(min_frequency, int) or min_frequency < 1:
-        raise ValueError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
-    ticker = Ticker(progress, should_stop)
-    word_counts = count_pretokens(source, pretokenizer, special_tokens, ticker, workers)
-    check_pretoken_sizes(word_counts, pretokenizer.pattern,
-                         max_pretoken_bytes or MAX_PRETOKEN_BYTES)
-    num_merges = vocab_size - 256 - len(special_tokens)
-    merges, counts = learn_merges(word_counts, num_merges, min_frequency, ticker)
-    return TrainResult(build_vocab(merges, special_tokens), merges, counts, special_tokens,
-                       pretokenizer.pattern)
+    params = check_training_parameters(vocab_size=vocab_size, special_tokens=special_tokens,
+                                       pattern=pattern, min_frequency=min_frequency)
+    word_counts = count_pretokens(source, PreTokenizer(params.pattern), params.special_tokens,
+                                  Ticker(progress, should_stop), workers)
+    return train_from_counts(word_counts, vocab_size, params.special_tokens, params.pattern,
+                             min_frequency, progress=progress, should_stop=should_stop,
+                             max_pretoken_bytes=max_pretoken_bytes)
+
+
+def train_from_counts(word_counts: dict[bytes, int], vocab_size: int, special_tokens=(),
+                      pattern: str = "gpt2", min_frequency: int = 1,
+                      progress: Progress | None = None, should_stop: ShouldStop | None = None,
+                      max_pretoken_bytes: int | None = None) -> TrainResult:
+    """The end of training, from counted pre-tokens (UTF-8 bytes -> count): learn the merges and
+    build the vocab. ``train_bpe`` ends here, and so does a count fanned out to several workers.
+
+    ``train_from_counts({b"ab": 3}, 257) -> TrainResult(vocab={..., 256: b"ab"},
+    merges=[(b"a", b"b")], merge_counts=[3], special_tokens=[], pattern="gpt2")``
+    """
+    params = check_training_parameters(vocab_size=vocab_size, special_tokens=special_tokens,
+                                       pattern=pattern, min_frequency=min_frequency)
+    specials = params.special_tokens
+    check_pretoken_sizes(word_counts, params.pattern, max_pretoken_bytes or MAX_PRETOKEN_BYTES)
+    num_merges = params.vocab_size - 256 - len(specials)
+    merges, counts = learn_merges(word_counts, num_merges, params.min_frequency,
+                                  Ticker(progress, should_stop))
+    return TrainResult(build_vocab(merges, specials), merges, counts, specials, params.pattern)
 
 
 MAX_PRETOKEN_BYTES = 8 << 20  # merging holds about 45 bytes per byte of a pre-token
@@ -90,14 +103,6 @@ def check_pretoken_sizes(word_counts: dict[bytes, int], pattern: str,
                          f"{limit:,} (MAX_PRETOKEN_BYTES): {why}")
 
 
-def check_vocab_size(vocab_size: int, num_special: int) -> None:
-    if not is_int(vocab_size):
-        raise ValueError(f"vocab_size must be an integer, got {vocab_size!r}")
-    if vocab_size < 256 + num_special:
-        raise ValueError(f"vocab_size {vocab_size} is below 256 bytes + {num_special} special "
-                         f"tokens = {256 + num_special}")
-
-
 def build_vocab(merges: list[tuple[bytes, bytes]], special_tokens: list[str]) -> dict[int, bytes]:
     """``build_vocab([(b"a", b"b")], ["<s>"]) -> {0: b"<s>", 1: b"\\x00", ..., 257: b"ab"}``"""
     tokens = [t.encode() for t in special_tokens] + [bytes([b]) for b in range(256)]
@@ -110,19 +115,6 @@ def has_standard_layout(tokenizer: Tokenizer) -> bool:
     layout of every trained tokenizer, whose vocab ``build_vocab`` derives from its merges."""
     return (list(tokenizer.special_ids.values()) == list(range(len(tokenizer.special_ids)))
             and tokenizer.vocab == build_vocab(tokenizer.merges, tokenizer.special_tokens))
-
-
-def check_sweep(sizes, vocab_size: int, num_special: int) -> list[int]:
-    """The distinct smaller vocab sizes of a sweep, in order; each must hold the bytes and the
-    special tokens and be below ``vocab_size``: ``check_sweep([300, 280, 300], 400, 1) ->
-    [280, 300]``."""
-    low = 256 + num_special
-    sizes = list(sizes or ())
-    for size in sizes:
-        if not is_int(size) or not low <= size < vocab_size:
-            raise ValueError(f"sweep vocab size {size!r} must be an integer from {low} to "
-                             f"{vocab_size - 1} (below the vocab size {vocab_size})")
-    return sorted(set(sizes))
 
 
 def prefix_tokenizer(tokenizer: Tokenizer, vocab_size: int) -> Tokenizer:

@@ -5,7 +5,7 @@ Every distinct word is laid out once in flat arrays: ``sym[p]`` is the token at 
 (-1 once merged away), ``nxt[p]``/``prv[p]`` link the live positions of a word (-1 at its ends),
 ``freq[p]`` is the word's count. ``where[pair]`` lists the positions where ``pair`` starts, in
 increasing order; entries go stale when a neighbour changes and are skipped when checked. A
-pair is an int ``left << SHIFT | right``. The best pair comes from a lazy max-heap ordered by
+pair is an int ``left << SHIFT | right`` (``pairs``). The best pair comes from a lazy max-heap ordered by
 count, then by the tie-break (``tie_break_key``, the one place the rule is written).
 
 Words are ``bytes`` (byte-level BPE: each byte is its own symbol) or tuples of indices into an
@@ -24,8 +24,8 @@ from collections import Counter, defaultdict, deque
 from itertools import accumulate, chain, repeat
 from operator import call
 
-SHIFT = 32
-LOW = (1 << SHIFT) - 1
+from .pairs import LOW, SHIFT
+
 TICK_EVERY = 1 << 16
 
 

@@ -2,7 +2,7 @@
 One module per kind of record; a change of one row's state is a method on its model or
 QuerySet."""
 
-from .aliases import Alias, AliasMove
+from .aliases import ALIAS_PATTERN, Alias, AliasMove
 from .api_keys import ApiKey
 from .contents import MergeRule, VocabEntry
 from .corpora import Corpus, CorpusQuerySet
@@ -11,6 +11,6 @@ from .names import check_name
 from .runs import Algorithm, CountPart, TrainingRun
 from .versions import DamagedVersion, Tokenizer, TokenizerVersion, VersionQuerySet
 
-__all__ = ["Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus", "CorpusQuerySet", "CountPart",
+__all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus", "CorpusQuerySet", "CountPart",
            "DamagedVersion", "Evaluation", "MergeRule", "Tokenizer", "TokenizerVersion",
            "TrainingRun", "VersionQuerySet", "VocabEntry", "check_name"]

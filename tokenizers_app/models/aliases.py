@@ -6,6 +6,10 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+# An alias name: it starts with a letter, so it is never read as a version number (``web@3``).
+# The one rule: the service checks names with it, and the pages' URLs match refs with it.
+ALIAS_PATTERN = r"[a-z][a-z0-9_-]{0,49}"
+
 
 class Alias(models.Model):
     """A movable pointer (``production``, ``candidate``) to one version of a tokenizer."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.db import connection, models
+from django.db.models import Value
+from django.db.models.functions import Mod
 
 from tokenizers_app.bpe.canonical import VOCAB_KINDS
 
@@ -11,6 +13,17 @@ from tokenizers_app.bpe.canonical import VOCAB_KINDS
 # it by the ORM's cascade. Their primary key is (version, rank) / (version, token_id), and their
 # version column has no database-level foreign key: checking one per row at commit would double
 # the time to write a version (see bench/db_roundtrip.py).
+
+class MergeRuleQuerySet(models.QuerySet):
+    def count_chart(self, every: int) -> dict[str, list[int]]:
+        """The merges whose rank is a multiple of ``every`` and that have a count, in rank order,
+        for a chart of count against rank: ``{"ranks": [0, 100, ...], "counts": [...]}`` (one
+        query; empty lists for an imported version, which has no counts)."""
+        rows = (self.filter(count__isnull=False).alias(rank_mod=Mod("rank", Value(every)))
+                .filter(rank_mod=0).order_by("rank").values_list("rank", "count"))
+        ranks, counts = zip(*rows) if rows else ((), ())
+        return {"ranks": list(ranks), "counts": list(counts)}
+
 
 class MergeRule(models.Model):
     """Merge ``rank`` of a version: ``left + right`` becomes one token; lower ranks apply first.
@@ -23,6 +36,13 @@ class MergeRule(models.Model):
     left = models.BinaryField()
     right = models.BinaryField()
     count = models.BigIntegerField(null=True, blank=True)
+
+    objects = MergeRuleQuerySet.as_manager()
+
+    @property
+    def result(self) -> bytes:
+        """The token this merge makes: ``left + right`` (Postgres gives memoryviews)."""
+        return bytes(self.left) + bytes(self.right)
 
 
 class VocabQuerySet(models.QuerySet):

@@ -81,10 +81,6 @@ class TrainingRun(models.Model):
     cancel_requested = models.BooleanField(default=False)
     error = models.TextField(blank=True)
     stage_seconds = models.JSONField(default=dict, blank=True)
-    word_count = models.BigIntegerField(null=True, blank=True,
-                                        help_text="distinct pre-tokens counted")
-    pretoken_count = models.BigIntegerField(null=True, blank=True,
-                                            help_text="pre-token occurrences counted")
     fanout_parts = models.PositiveIntegerField(default=0,
                                                help_text="count tasks (0: counted in one task)")
     versions = models.ManyToManyField("TokenizerVersion", blank=True, related_name="runs",

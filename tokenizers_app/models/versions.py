@@ -8,16 +8,15 @@ version (COPY on Postgres), and read back in rank order by ``TokenizerVersion.lo
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
 from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
+from tokenizers_app.bpe.inspection import token_length_histogram
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
+from tokenizers_app.caches import BoundedCache
 
 from .contents import MergeRule, VocabEntry
 from .rows import bulk_insert, fetch_rows, q
@@ -26,11 +25,12 @@ from .runs import Algorithm, TrainingRun
 
 class TokenizerQuerySet(models.QuerySet):
     def with_latest(self):
-        """Each tokenizer with ``ready_versions`` (a count) and ``latest`` (the highest ready
-        version number, or None)."""
+        """Each tokenizer with ``ready_versions`` (a count) and ``latest`` (the number of its
+        latest ready version, ``VersionQuerySet.latest_first``, or None)."""
         ready = models.Q(versions__status=TokenizerVersion.Status.READY)
+        latest = TokenizerVersion.objects.filter(tokenizer=models.OuterRef("pk")).latest_first()
         return self.annotate(ready_versions=models.Count("versions", filter=ready),
-                             latest=models.Max("versions__number", filter=ready))
+                             latest=models.Subquery(latest.values("number")[:1]))
 
 
 class Tokenizer(models.Model):
@@ -48,9 +48,6 @@ class Tokenizer(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def latest_version(self) -> TokenizerVersion | None:
-        return self.versions.ready().order_by("-number").first()
-
 
 class DamagedVersion(ValueError):
     """A version whose rows no longer give its recorded content digest."""
@@ -60,6 +57,11 @@ class VersionQuerySet(models.QuerySet):
     def ready(self):
         return self.filter(status=TokenizerVersion.Status.READY)
 
+    def latest_first(self):
+        """The ready versions, the latest (highest number) first: what a tokenizer's bare name
+        means (``resolve("web-en")``), and its ``latest`` in ``with_latest``."""
+        return self.ready().order_by("-number")
+
     def resolve(self, ref: str) -> TokenizerVersion:
         """``resolve("web-en@3")``, ``resolve("web-en@production")``; ``resolve("web-en")`` is the
         latest ready version. A ref that names nothing raises ValueError."""
@@ -68,7 +70,7 @@ class VersionQuerySet(models.QuerySet):
             raise ValueError(f"{ref!r} names no version: write a number or an alias after the "
                              f"@ ({name}@1, {name}@production), or the name alone for the latest")
         if not version_ref:
-            found = self.filter(tokenizer__name=name).ready().order_by("-number").first()
+            found = self.filter(tokenizer__name=name).latest_first().first()
         else:  # one row at most (unique together): no ORDER BY to build
             by = {"number": int(version_ref)} if version_ref.isdigit() else {
                 "aliases__name": version_ref}
@@ -115,8 +117,8 @@ class VersionQuerySet(models.QuerySet):
         return found
 
 
-_LOADED: OrderedDict[str, CoreTokenizer] = OrderedDict()  # digest -> tokenizer, this process
-_LOADED_LOCK = threading.Lock()
+# digest -> core tokenizer, in this process
+_LOADED: BoundedCache[CoreTokenizer] = BoundedCache(lambda: settings.LOADED_TOKENIZERS)
 
 
 class TokenizerVersion(models.Model):
@@ -236,17 +238,14 @@ class TokenizerVersion(models.Model):
         """This version's core tokenizer, kept in memory in this process and keyed by digest (at
         most ``LOADED_TOKENIZERS`` of them; the least recently used goes first), so that encoding
         on request neither reloads rows nor starts from a cold pre-token cache."""
-        with _LOADED_LOCK:
-            tokenizer = _LOADED.get(self.digest)
-            if tokenizer is not None:
-                _LOADED.move_to_end(self.digest)
-                return tokenizer
-        tokenizer = self.load_tokenizer()
-        with _LOADED_LOCK:
-            _LOADED[self.digest] = tokenizer
-            while len(_LOADED) > settings.LOADED_TOKENIZERS:
-                _LOADED.popitem(last=False)
+        tokenizer = _LOADED.get(self.digest)
+        if tokenizer is None:
+            tokenizer = _LOADED.put(self.digest, self.load_tokenizer())
         return tokenizer
+
+    def token_length_histogram(self) -> list[tuple[int, int]]:
+        """``(length in bytes, number of tokens)``, shortest first, special tokens left out."""
+        return token_length_histogram(self.cached_tokenizer())
 
     def load_tokenizer(self) -> CoreTokenizer:
         """Rebuild the core ``Tokenizer`` from the rows; rows that no longer give the recorded

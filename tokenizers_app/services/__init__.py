@@ -4,7 +4,9 @@
 - ``runs``: start, cancel and execute training runs, and the reaper for silent workers.
 - ``attempts``: what one attempt at a run shares with the fan-out: progress, outcome, saving.
 - ``fanout``: counting a large corpus in byte ranges on several workers.
-- ``versions``: add, sweep and import versions; lifecycle and aliases (staff); downloads.
+- ``versions``: add and import versions.
+- ``staff``: publish, deprecate and annotate versions, move aliases (staff only).
+- ``downloads``: render a version's files in a format, once per digest, and the served file.
 - ``evaluations``: queue, compute and reap evaluations.
 
 Each workflow is a keyword-only function named verb-first. Bad input raises ``ValueError`` with

@@ -18,11 +18,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from .. import tasks
-from ..bpe import TrainResult
 from ..bpe.atomic_files import write_file
 from ..bpe.counting import add_counts, count_range, plan_ranges
-from ..bpe.training import Ticker, build_vocab, check_pretoken_sizes
-from ..bpe.training_loop import learn_merges
+from ..bpe.training import Ticker, train_from_counts
 from ..models import CountPart, TrainingRun
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
 from .queue import send_on_commit
@@ -97,13 +95,10 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
     elapsed = (timezone.now() - run.started_at).total_seconds()
     reporter = RunReporter(run, seconds={Stage.COUNT: elapsed})
     with recording_outcome(run):
-        word_counts = merged_part_counts(run=run, attempt=attempt)
-        check_pretoken_sizes(word_counts, run.pattern, settings.MAX_PRETOKEN_BYTES)
-        specials = run.special_tokens
-        num_merges = run.vocab_size - 256 - len(specials)
-        ticker = Ticker(reporter.progress, reporter.should_stop)
-        merges, counts = learn_merges(word_counts, num_merges, run.min_frequency, ticker)
-        result = TrainResult(build_vocab(merges, specials), merges, counts, specials, run.pattern)
+        result = train_from_counts(
+            merged_part_counts(run=run, attempt=attempt), run.vocab_size, run.special_tokens,
+            run.pattern, run.min_frequency, progress=reporter.progress,
+            should_stop=reporter.should_stop, max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
         save_training_result(run=run, reporter=reporter, result=result)
     if not settings.FANOUT_KEEP_COUNTS:
         _remove_part_files(run_id, attempt)  # only this attempt's: a newer one may be counting

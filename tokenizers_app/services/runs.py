@@ -12,12 +12,10 @@ from django.utils import timezone
 
 from .. import tasks
 from ..bpe import train_bpe
-from ..bpe.checks import is_int
+from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
-from ..bpe.special_tokens import check_special_tokens
-from ..bpe.training import check_sweep
-from ..models import Corpus, Tokenizer, TrainingRun, check_name
+from ..models import Algorithm, Corpus, Tokenizer, TrainingRun, check_name
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .fanout import fan_out_counting
 from .queue import QueueUnavailable, send_on_commit
@@ -33,18 +31,24 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
     """Validate the parameters, commit the run row, and enqueue its task once committed.
 
     ``corpora``: Corpus objects or corpus names. ``sweep``: smaller vocab sizes to register as
-    versions too, from the merge prefixes of the same run.
+    versions too, from the merge prefixes of the same run. The core checks the parameters
+    (``bpe.parameters``); the registry adds only its bound, ``MAX_VOCAB_SIZE``.
     """
-    params = check_training_parameters(tokenizer_name=tokenizer_name, vocab_size=vocab_size,
-                                       special_tokens=special_tokens, pattern=pattern,
-                                       min_frequency=min_frequency, sweep=sweep)
+    check_name("tokenizer", tokenizer_name)
+    params = check_training_parameters(vocab_size=vocab_size, special_tokens=special_tokens,
+                                       pattern=pattern, min_frequency=min_frequency, sweep=sweep,
+                                       max_vocab_size=settings.MAX_VOCAB_SIZE)
     corpora = resolve_corpora(corpora)
-    check_pattern_on_samples(params["pattern"], corpora)
+    check_pattern_on_samples(params.pattern, corpora)
     unsent: list[Exception] = []
     with transaction.atomic():
-        tokenizer, _ = Tokenizer.objects.get_or_create(name=params.pop("tokenizer_name"))
-        run = TrainingRun.objects.create(tokenizer=tokenizer, created_by=created_by,
-                                         heartbeat_at=timezone.now(), **params)
+        tokenizer, _ = Tokenizer.objects.get_or_create(name=tokenizer_name)
+        run = TrainingRun.objects.create(
+            tokenizer=tokenizer, algorithm=Algorithm.BYTE_BPE, vocab_size=params.vocab_size,
+            special_tokens=params.special_tokens, pattern=params.pattern,
+            min_frequency=params.min_frequency,
+            options={"sweep": params.sweep} if params.sweep else {},
+            created_by=created_by, heartbeat_at=timezone.now())
         run.corpora.set(corpora)
         send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
     if unsent:
@@ -52,24 +56,6 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
                                     f"({unsent[0]}): the run waits for the queue and is sent "
                                     f"when it is back")
     return run
-
-
-def check_training_parameters(*, tokenizer_name, vocab_size, special_tokens, pattern,
-                              min_frequency, sweep) -> dict:
-    """The run's fields from validated parameters; anything out of bounds raises ValueError."""
-    check_name("tokenizer", tokenizer_name)
-    special_tokens = check_special_tokens(special_tokens)
-    low, high = 256 + len(special_tokens), settings.MAX_VOCAB_SIZE
-    if not is_int(vocab_size) or not low <= vocab_size <= high:
-        raise ValueError(f"vocab size {vocab_size!r} is out of bounds: it must be an integer from "
-                         f"{low} (256 bytes + {len(special_tokens)} special tokens) to {high} "
-                         f"(setting MAX_VOCAB_SIZE)")
-    if not is_int(min_frequency) or min_frequency < 1:
-        raise ValueError(f"min frequency must be an integer >= 1, got {min_frequency!r}")
-    sizes = check_sweep(sweep, vocab_size, len(special_tokens))
-    return {"tokenizer_name": tokenizer_name, "vocab_size": vocab_size,
-            "special_tokens": special_tokens, "pattern": PreTokenizer(pattern).pattern,
-            "min_frequency": min_frequency, "options": {"sweep": sizes} if sizes else {}}
 
 
 def resolve_corpora(corpora) -> list[Corpus]:

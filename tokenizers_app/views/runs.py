@@ -4,12 +4,11 @@ fragment from the same URL), and cancelling."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db import connection
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from ..forms import RunForm, add_service_error
-from ..models import MergeRule, TrainingRun
+from ..models import TrainingRun
 from ..services.queue import QueueUnavailable
 from ..services.runs import cancel_training_run, start_training_run
 from .access import readable
@@ -74,11 +73,5 @@ def run_cancel(request, run_id):
 
 
 def merge_counts(version) -> dict:
-    """About ``CHART_POINTS`` merges of the version, evenly over its ranks: ``{"ranks": [...],
-    "counts": [...]}`` (one query; empty for a version without counts)."""
-    step = max(1, version.merge_count // CHART_POINTS)
-    rows = (MergeRule.objects.filter(version=version, count__isnull=False)
-            .extra(where=[f"{connection.ops.quote_name('rank')} %% %s = 0"], params=[step])
-            .order_by("rank").values_list("rank", "count"))
-    ranks, counts = zip(*rows) if rows else ((), ())
-    return {"ranks": list(ranks), "counts": list(counts)}
+    """About ``CHART_POINTS`` merges of the version, evenly over its ranks."""
+    return version.merge_rules.count_chart(every=max(1, version.merge_count // CHART_POINTS))

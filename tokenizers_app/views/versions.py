@@ -3,8 +3,6 @@ lineage, downloads, token lengths), its vocabulary (searchable), its merge table
 token was built."""
 
 from django.core.paginator import Paginator
-from django.db.models import Count
-from django.db.models.functions import Length
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
@@ -12,7 +10,7 @@ from ..bpe.formats import FORMATS
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
 from ..models import MergeRule, Tokenizer, TokenizerVersion, VocabEntry
-from ..services.versions import render_download
+from ..services.downloads import render_download
 from .access import readable
 
 PAGE_SIZE = 100
@@ -30,7 +28,7 @@ def _version(name: str, ref: str) -> TokenizerVersion:
 @readable
 def tokenizer_detail(request, name):
     tokenizer = get_object_or_404(Tokenizer, name=name)
-    versions = tokenizer.versions.ready().order_by("-number").prefetch_related("aliases")
+    versions = tokenizer.versions.latest_first().prefetch_related("aliases")
     return render(request, "tokenizers_app/tokenizer.html", {
         "tokenizer": tokenizer, "versions": versions,
         "aliases": tokenizer.aliases.select_related("version").order_by("name")})
@@ -39,16 +37,14 @@ def tokenizer_detail(request, name):
 @readable
 def version_detail(request, name, ref):
     version = _version(name, ref)
-    lengths = (VocabEntry.objects.filter(version=version).exclude(kind=VocabEntry.Kind.SPECIAL)
-               .annotate(length=Length("token")).values("length").annotate(tokens=Count("*"))
-               .order_by("length"))
+    lengths = version.token_length_histogram()
     return render(request, "tokenizers_app/version.html", {
         "version": version, "ref": ref, "lineage": version.lineage(), "formats": FORMATS,
         "evaluations": version.evaluations.without_word_tokens().select_related("corpus")
                                           .order_by("corpus__name"),
         "aliases": version.aliases.order_by("name"),
-        "lengths": {"lengths": [row["length"] for row in lengths],
-                    "tokens": [row["tokens"] for row in lengths]}})
+        "lengths": {"lengths": [length for length, _ in lengths],
+                    "tokens": [tokens for _, tokens in lengths]}})
 
 
 @readable
@@ -66,8 +62,6 @@ def version_merges(request, name, ref):
     version = _version(name, ref)
     merges = MergeRule.objects.filter(version=version).order_by("rank")
     page = Paginator(merges, PAGE_SIZE).get_page(request.GET.get("page"))
-    for merge in page:  # (Postgres gives memoryviews)
-        merge.result = bytes(merge.left) + bytes(merge.right)
     return render(request, "tokenizers_app/merges.html", {
         "version": version, "ref": ref, "page": page,
         "first_id": 256 + len(version.special_tokens) if version.standard_layout else None})

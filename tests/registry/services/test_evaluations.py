@@ -22,7 +22,7 @@ from tokenizers_app.services.evaluations import (
     reap_evaluations,
     run_evaluation,
 )
-from tokenizers_app.services.versions import (
+from tokenizers_app.services.downloads import (
     render_tokenizer_files,
 )
 

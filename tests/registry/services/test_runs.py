@@ -28,9 +28,6 @@ from tokenizers_app.services.runs import (
     reap_runs,
     start_training_run,
 )
-from tokenizers_app.services.versions import (
-    register_sweep,
-)
 
 pytestmark = pytest.mark.django_db
 
@@ -50,6 +47,7 @@ def test_start_training_run_commits_the_run_then_enqueues_its_task(
     assert (run.status, run.attempt, run.vocab_size, run.pattern) == ("queued", 0, 300, "gpt4")
     assert run.special_tokens == ["<s>"] and run.sweep == [280, 290]
     assert list(run.corpora.all()) == [corpus]
+    assert TrainingRun.objects.get(pk=run.pk).algorithm == "byte_bpe"
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -74,6 +72,20 @@ def test_bad_training_parameters_are_refused_before_any_row_is_written(corpus, k
 
     assert not TrainingRun.objects.exists()
     assert not Tokenizer.objects.exists()
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"vocab_size": 2_000_000}, "vocab_size"), ({"special_tokens": ["<s>", "<s>"]},
+                                                "special_tokens"),
+    ({"pattern": "(unclosed"}, "pattern"), ({"min_frequency": 0}, "min_frequency"),
+    ({"sweep": [5000]}, "sweep")])
+def test_a_bad_training_parameter_names_its_field(corpus, kwargs, field):
+    """The core checks the parameters (the service adds only MAX_VOCAB_SIZE) and says which
+    field is wrong, so the form and the API need not read the message."""
+    with pytest.raises(Invalid) as raised:
+        start_training_run(**{"corpora": ["prose"], "tokenizer_name": "t", "vocab_size": 500,
+                              **kwargs})
+    assert raised.value.field == field
 
 
 # -- executing runs -------------------------------------------------------------------------------
@@ -134,15 +146,6 @@ def test_a_sweep_registers_the_merge_prefixes_as_versions_equal_to_training_ther
     for version in versions:
         expected = train_bpe(corpus.path, version.vocab_size)
         assert version.load_tokenizer().merges == expected.merges
-
-
-def test_register_sweep_adds_prefix_versions_of_a_trained_version(corpus):
-    version = train(corpus, vocab_size=400).versions.get()
-
-    smaller = register_sweep(version=version, vocab_sizes=[300])
-
-    assert [v.vocab_size for v in smaller] == [300]
-    assert smaller[0].load_tokenizer().merges == version.load_tokenizer().merges[:44]
 
 
 def test_a_run_that_fails_records_an_actionable_error_and_no_version():

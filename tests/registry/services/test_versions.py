@@ -1,4 +1,5 @@
-"""Versions, imports, lifecycle, aliases and downloads (``services.versions``).
+"""Versions, imports, lifecycle, aliases and downloads (``services.versions``, ``services.staff``,
+``services.downloads``).
 
 The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
 run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
@@ -19,13 +20,13 @@ from tokenizers_app.models import (
     TokenizerVersion,
     TrainingRun,
 )
-from tokenizers_app.services.versions import (
+from tokenizers_app.services.staff import (
     annotate_version,
     deprecate_version,
-    import_tokenizer,
     move_alias,
     publish_version,
 )
+from tokenizers_app.services.versions import import_tokenizer
 
 pytestmark = pytest.mark.django_db
 
@@ -119,6 +120,26 @@ def test_alias_names_that_could_be_misread_are_refused(corpus, staff, name):
     version = train(corpus).versions.get()
     with pytest.raises(ValueError, match="alias .* is not valid"):
         move_alias(version=version, name=name, user=staff)
+
+
+@pytest.mark.parametrize("name, valid", [("production", True), ("a", True), ("b-2_x", True),
+                                         ("a" * 50, True), ("a" * 51, False), ("-a", False),
+                                         ("Prod", False), ("a.b", False)])
+def test_the_pages_route_exactly_the_alias_names_the_service_accepts(name, valid):
+    """One rule (``models.ALIAS_PATTERN``) for the service's check and the pages' URLs."""
+    from django.urls import NoReverseMatch, reverse
+
+    from tokenizers_app.services.staff import check_alias_name
+
+    try:
+        routed = bool(reverse("version", args=["prose-bpe", name]))
+    except NoReverseMatch:
+        routed = False
+    try:
+        accepted = check_alias_name(name) == name
+    except ValueError:
+        accepted = False
+    assert routed == accepted == valid
 
 
 def test_refs_resolve_by_number_alias_or_latest_and_explain_misses(corpus, staff):

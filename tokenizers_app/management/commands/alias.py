@@ -5,7 +5,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.management.base import BaseCommand, CommandError
 
 from tokenizers_app.models import TokenizerVersion
-from tokenizers_app.services.versions import move_alias
+from tokenizers_app.services.staff import move_alias
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tokenizers_app.bpe import FORMATS
 from tokenizers_app.bpe.formats import write_tokenizer_files
 from tokenizers_app.models import TokenizerVersion
-from tokenizers_app.services.versions import render_tokenizer_files
+from tokenizers_app.services.downloads import render_tokenizer_files
 
 
 class Command(BaseCommand):

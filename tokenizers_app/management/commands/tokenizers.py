@@ -9,8 +9,8 @@ class Command(ReadCommand):
     help = "List the tokenizers: ready versions, the latest, and their aliases."
 
     def handle_read(self, **options):
-        return [TokenizerOut.of(t) for t in Tokenizer.objects.prefetch_related(
-            "aliases__version", "versions").order_by("name")]
+        return [TokenizerOut.of(t) for t in Tokenizer.objects.with_latest().prefetch_related(
+            "aliases__version").order_by("name")]
 
     def table(self, data):
         return columns([[t["name"], t["versions"], t["latest"],

@@ -15,9 +15,9 @@ class Command(ReadCommand):
     def handle_read(self, name, **options):
         if not Tokenizer.objects.filter(name=name).exists():
             raise ValueError(f"no tokenizer named {name!r}")
-        return [VersionOut.of(v) for v in TokenizerVersion.objects.ready()
-                .filter(tokenizer__name=name).select_related("tokenizer", "training_run")
-                .prefetch_related("aliases").order_by("-number")]
+        return [VersionOut.of(v) for v in TokenizerVersion.objects.filter(tokenizer__name=name)
+                .latest_first().select_related("tokenizer", "training_run")
+                .prefetch_related("aliases")]
 
     def table(self, data):
         return columns([[v["ref"], v["vocab_size"], v["merges"], v["lifecycle"],

@@ -4,7 +4,7 @@ never deleted here, so the record of who held which key stays."""
 
 from django.contrib import admin, messages
 
-from .models import ApiKey
+from ..models import ApiKey
 
 
 @admin.register(ApiKey)

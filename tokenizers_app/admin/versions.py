@@ -12,9 +12,9 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .bpe.metric_text import metric_text
-from .bpe.metrics import HEADLINE_METRICS, METRICS
-from .models import (
+from ..bpe.metric_text import metric_text
+from ..bpe.metrics import HEADLINE_METRICS, METRICS
+from ..models import (
     Alias,
     AliasMove,
     Corpus,
@@ -23,8 +23,8 @@ from .models import (
     TokenizerVersion,
     TrainingRun,
 )
-from .services.runs import cancel_training_run
-from .services.versions import (
+from ..services.runs import cancel_training_run
+from ..services.staff import (
     annotate_version,
     check_alias_name,
     deprecate_version,
@@ -270,6 +270,3 @@ class EvaluationAdmin(StaffAdmin):
     fields = ["version", "corpus", "status", "error", *(f"m_{name}" for name in METRICS),
               "created_at", "started_at", "finished_at"]
     readonly_fields = fields
-
-
-from . import admin_api_keys  # noqa: E402, F401  (registers the API keys' admin)
