@@ -247,11 +247,14 @@ def test_a_backtracking_pattern_is_refused_or_served_within_the_budget_under_gun
                 or json.loads(body)["detail"].startswith(
                     "this version's pattern takes too long on this text: splitting 40 "
                     "characters")
-            assert seconds < 30, seconds  # not the minute of MATCH_SECONDS, even on a busy box
+            # the wall clock: a backstop under MATCH_SECONDS (a minute each), loose because a
+            # machine shared with other work gives each worker a fraction of a core
+            assert seconds < 45, seconds
         # the budget counts processor time: 2 s per request, and a little for the rest of it
+        # (without it, 3 x 60 s)
         assert spent < 3 * (2 + 0.75), spent
         assert health[0] == 200 and json.loads(health[1])["status"] == "ok"
-        assert health[2] < 30, health[2]
+        assert health[2] < 45, health[2]
         print(f"encodes answered in {', '.join(f'{a[2]:.2f}' for a in answers)} s, the workers "
               f"spent {spent:.2f} s of processor time on them; /health, asked while all three "
               f"workers were busy, answered in {health[2]:.2f} s")
