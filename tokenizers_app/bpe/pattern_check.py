@@ -13,12 +13,12 @@ and names the input. A good pattern passes in well under a second; named pattern
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import regex
 
 from ..errors import Invalid
+from .match_budget import processor_seconds
 from .pretokenize import PreTokenizer
 
 RUN_CHARS = 3_000  # a run this long: exponential patterns never end, quadratic ones take long
@@ -53,9 +53,9 @@ def check_pattern(pattern: str) -> None:
     pretokenizer = PreTokenizer(pattern)
     if not pretokenizer.checked:
         return
-    deadline = time.process_time() + CHECK_SECONDS  # regex's clock: processor time
+    deadline = processor_seconds() + CHECK_SECONDS  # regex's clock
     for tried, (what, text) in enumerate(adversarial_inputs(pretokenizer.pattern), 1):
-        left = deadline - time.process_time()
+        left = deadline - processor_seconds()
         try:
             if left <= 0:
                 raise TimeoutError
