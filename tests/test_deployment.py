@@ -254,7 +254,9 @@ def test_a_backtracking_pattern_is_refused_or_served_within_the_budget_under_gun
         # (without it, 3 x 60 s)
         assert spent < 3 * (2 + 0.75), spent
         assert health[0] == 200 and json.loads(health[1])["status"] == "ok"
-        assert health[2] < 45, health[2]
+        # a custom pattern matches without the GIL, and each worker has threads: /health is
+        # answered while the three splits run, not after them
+        assert health[2] < min(answer[2] for answer in answers), (health, answers)
         print(f"encodes answered in {', '.join(f'{a[2]:.2f}' for a in answers)} s, the workers "
               f"spent {spent:.2f} s of processor time on them; /health, asked while all three "
               f"workers were busy, answered in {health[2]:.2f} s")

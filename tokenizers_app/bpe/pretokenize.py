@@ -147,7 +147,7 @@ class PreTokenizer:
             raise too_slow(self.pattern, text, budget)
         started = processor_seconds()
         try:
-            yield from self.regex.finditer(text, timeout=budget.left)
+            yield from self.regex.finditer(text, timeout=budget.left, concurrent=True)
         except TimeoutError:
             raise too_slow(self.pattern, text, budget) from None
         finally:
@@ -155,7 +155,7 @@ class PreTokenizer:
 
     def _timed_matches(self, text: str):
         try:
-            yield from self.regex.finditer(text, timeout=MATCH_SECONDS)
+            yield from self.regex.finditer(text, timeout=MATCH_SECONDS, concurrent=True)
         except TimeoutError:
             raise PatternTooSlow(
                 f"pattern {self.pattern!r} took over {MATCH_SECONDS:g} s to split "
