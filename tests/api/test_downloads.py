@@ -11,6 +11,7 @@ import zipfile
 
 import pytest
 
+from tokenizers_app.bpe.display import token_text
 from tokenizers_app.bpe.formats import loads_tokenizer
 
 pytestmark = pytest.mark.django_db
@@ -131,6 +132,29 @@ def test_encode_answers_tokens_and_spans_and_refuses_what_tiktoken_refuses(clien
     capped = client.post(f"{URL}/encode", json.dumps({"text": "a" * 1001}),
                          content_type="application/json")
     assert capped.status_code == 413 and "API_ENCODE_MAX_CHARS" in capped.json()["detail"]
+
+
+def test_encode_answers_from_the_version_table_what_each_token_gives_alone(client, registry):
+    """The texts kept per loaded version equal ``token_text`` of every id (special tokens and
+    bytes that are not UTF-8 included), and the answer equals the one built token by token."""
+    version = registry["large"]
+    tokenizer = version.cached_tokenizer()
+    assert tokenizer is version.cached_tokenizer()
+    shown = {i: token_text(token) for i, token in tokenizer.vocab.items()}
+    assert {i: tokenizer.token_table.texts[i] for i in tokenizer.vocab} == shown
+    assert shown[0] == "<|endoftext|>" and "<0xFF>" in shown.values()
+    text = "Hi <|endoftext|> 字节对编码 🙂\n\t\xff"
+    response = client.post(f"{URL}/encode", json.dumps({"text": text, "allowed_special": "all"}),
+                           content_type="application/json")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json; " \
+                                                                       "charset=utf-8"
+    ids = tokenizer.encode(text, allowed_special="all")
+    offsets = [0]
+    for token_id in ids:
+        offsets.append(offsets[-1] + len(tokenizer.vocab[token_id]))
+    assert response.json() == {"ids": ids, "tokens": [shown[i] for i in ids],
+                               "spans": [list(pair) for pair in zip(offsets, offsets[1:])]}
+    assert offsets[-1] == len(text.encode())
 
 
 def test_a_client_that_accepts_gzip_gets_the_same_bytes_gzipped_with_a_weak_etag(client,
