@@ -42,11 +42,12 @@ def byte_spans(ids: Sequence[int], lengths: ById) -> list[tuple[int, int]]:
 
 
 class TokenTable:
-    """A vocabulary's display texts and byte lengths by id, each built on first use.
+    """A vocabulary's display texts, their JSON and the tokens' byte lengths by id, each built
+    on first use.
 
     ``TokenTable({0: b" hi", 1: b"\\xff"}).texts_of([1, 0]) -> ["<0xFF>", "·hi"]``;
-    ``.spans_of([1, 0]) -> [(0, 1), (1, 4)]``. The ids given are the ids of an encoding: an id
-    outside the vocab is not looked for."""
+    ``.spans_of([1, 0]) -> [(0, 1), (1, 4)]``. The ids given are those of an encoding, all in
+    the vocab: the lookups do not check them."""
 
     def __init__(self, vocab: dict[int, bytes]):
         self._vocab = vocab
@@ -57,9 +58,9 @@ class TokenTable:
 
     @cached_property
     def json_texts(self) -> ById:
-        """Each display text as ``json.dumps`` writes it (quoted, non-ASCII escaped)."""
-        texts = self.texts
-        return by_id({token_id: texts[token_id] for token_id in self._vocab}, json.dumps)
+        """Each display text as ``json.dumps`` writes it (quoted, non-ASCII escaped); built
+        apart from ``texts``, so that a process serving only the API keeps one of the two."""
+        return by_id(self._vocab, lambda token: json.dumps(token_text(token)))
 
     @cached_property
     def lengths(self) -> ById:
