@@ -2,7 +2,7 @@
 
 import pytest
 
-from tokenizers_app.models import Corpus, Evaluation, TrainingRun
+from tokenizers_app.models import Corpus, Evaluation, Tokenizer, TrainingRun
 from tokenizers_app.templatetags.metrics import metric_number
 
 pytestmark = pytest.mark.django_db
@@ -24,6 +24,16 @@ def test_the_leaderboard_ranks_the_versions_by_compression_ratio(client, registr
     assert "★ best" in html
     sorted_by_fertility = page(client, "/?sort=tokens_per_word")
     assert sorted_by_fertility.index(large.label) < sorted_by_fertility.index(small.label)
+
+
+def test_the_index_lists_tokenizers_and_escapes_their_names(client):
+    Tokenizer.objects.create(name="web-en-32k")
+    Tokenizer.objects.create(name="<script>")
+
+    html = page(client, "/")
+
+    assert "web-en-32k" in html and "no ready version yet" in html
+    assert "<script>" not in html and "&lt;script&gt;" in html
 
 
 def test_every_read_page_answers_anonymous_visitors(client, registry_data):
