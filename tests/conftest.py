@@ -4,6 +4,12 @@ With no environment the tests run on SQLite and the filesystem broker; with ``DA
 ``CELERY_BROKER_URL`` set (as in CI) the same tests run on Postgres and Redis. Each test session
 gets its own test database (suffixed with the process id), its own media folder and its own
 queue name, so a running ``manage.py start`` or a second test session never takes its tasks.
+
+The tests run in parallel (pytest-xdist, ``-n auto --dist loadgroup`` in pyproject.toml). Each
+xdist worker is a test session of its own in the sense above (its own process id: its own test
+database, media folder, broker folder, queue name and throttle counts), so a Celery worker
+started by one never takes another's tasks. Tests that share an expensive session fixture (the
+browser, a private Postgres cluster) run on one xdist worker, so it starts once.
 """
 
 import os
@@ -29,6 +35,26 @@ from django.conf import settings  # noqa: E402
 settings.INSTALLED_APPS  # load the settings now, so that pytest-django sets Django up  # noqa: B018
 
 REPO = Path(__file__).resolve().parent.parent
+# tests (by path) that run on one xdist worker: they share a session fixture that is slow to start
+XDIST_GROUPS = {"tests/browser/": "browser", "tests/registry/test_postgres_faults.py": "postgres"}
+# a Celery worker, a server or a cluster that a test starts keeps it waiting more than working:
+# two xdist workers per core keep the cores busy (PYTEST_XDIST_AUTO_NUM_WORKERS=N to choose)
+XDIST_WORKERS_PER_CORE = 2
+
+
+def pytest_xdist_auto_num_workers(config):
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist reads it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return XDIST_WORKERS_PER_CORE * (cores or 1)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for prefix, group in XDIST_GROUPS.items():
+            if item.nodeid.startswith(prefix):
+                item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
