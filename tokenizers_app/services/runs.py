@@ -13,6 +13,7 @@ from django.utils import timezone
 from .. import tasks
 from ..bpe import train_bpe
 from ..bpe.parameters import check_training_parameters
+from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
 from ..errors import Damaged, Invalid
 from ..models import Algorithm, Corpus, TrainingRun, check_name
@@ -75,11 +76,13 @@ PATTERN_SAMPLE_BYTES = 64 * 1024
 
 
 def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
-    """Try a custom pattern on the first 64 KB of each corpus before the run is queued, so a
-    pattern that backtracks without end or skips text fails here, in words, not in a worker."""
+    """Try a custom pattern on adversarial inputs (``check_pattern``) and on the first 64 KB of
+    each corpus before the run is queued, so a pattern that backtracks without end or skips text
+    fails here, in words, not in a worker or, once stored, in every request that encodes."""
     pretokenizer = PreTokenizer(pattern)
     if not pretokenizer.checked:
         return
+    check_pattern(pattern)
     for corpus in corpora:
         try:
             with open(corpus.path, "rb") as stream:

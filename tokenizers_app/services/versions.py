@@ -9,6 +9,7 @@ from django.db.models import Max
 from ..bpe import Tokenizer as CoreTokenizer
 from ..bpe.canonical import content_digest
 from ..bpe.formats import loads_tokenizer
+from ..bpe.pattern_check import check_pattern
 from ..errors import Invalid
 from ..models import Algorithm, Corpus, Tokenizer, TokenizerVersion, check_name
 from .evaluations import queue_evaluation
@@ -57,13 +58,16 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
                      source_detail: str = "", created_by=OPERATOR) -> TokenizerVersion:
     """A version from tokenizer files in any format the core reads (detected when not given);
     the same content as an existing version of the tokenizer gives that version back. Only the
-    tokenizer's owner or staff may import into an existing tokenizer (``permissions``)."""
+    tokenizer's owner or staff may import into an existing tokenizer (``permissions``). A custom
+    pattern is tried on adversarial inputs first (``check_pattern``): one that backtracks
+    without end is refused."""
     check_name("tokenizer", tokenizer_name)
     check_may_add_to(name=tokenizer_name, user=created_by)
     core = loads_tokenizer(files, format)
     if core.algorithm != Algorithm.BYTE_BPE:
         raise Invalid(f"the registry keeps byte-level BPE tokenizers; these files hold a "
                       f"{core.algorithm} tokenizer", field="files")
+    check_pattern(core.pattern)
     detail = source_detail or f"imported from {', '.join(sorted(files))}"
     with transaction.atomic():
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
