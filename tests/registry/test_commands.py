@@ -282,3 +282,15 @@ def test_start_serves_the_app_and_trains_the_demo_with_its_own_worker(tmp_path):
     assert "celery -A registry worker" in log_text
     workers = subprocess.run(["pgrep", "-f", "--", f"--schedule {tmp_path}"], capture_output=True)
     assert workers.stdout == b"", "the worker outlived the server"
+
+
+@pytest.mark.django_db
+def test_a_command_acting_for_an_unknown_user_is_refused_and_its_help_names_the_operator(
+        capsys):
+    with pytest.raises(CommandError, match="no user named 'nobody'"):
+        call_command("cancel_run", "1", "--user", "nobody")
+    for command in ("train", "import_tokenizer", "cancel_run", "import_corpus"):
+        with pytest.raises(SystemExit):
+            call_command(command, "--help")
+        assert "without --user the command acts as the operator" in \
+            " ".join(capsys.readouterr().out.split()), command
