@@ -91,7 +91,7 @@ MIDDLEWARE = [
     "tokenizers_app.guards.RequestGuardsMiddleware",
     "tokenizers_app.pattern_budget.PatternBudgetMiddleware",
     "tokenizers_app.throttle.ThrottleMiddleware",  # before an upload's body is read
-    "tokenizers_app.uploads.CorpusUploadMiddleware",  # before CSRF reads an upload's body
+    "tokenizers_app.uploads.CorpusUploadMiddleware",  # its gate, before CSRF reads the body
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

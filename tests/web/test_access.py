@@ -105,6 +105,8 @@ ACCESS = {
     "api/compare": [
         ("GET", "/api/compare?versions={name}@1,{name}@2&corpus={held_out}", None,
          200, 200, 200, 200)],
+    "^api/": [("GET", "/api/nothing", None, 404, 404, 404, 404),  # any other /api/ address
+              ("POST", "/api/nothing", {}, 404, 404, 404, 404)],
     # last: it signs the caller out
     "accounts/logout/": [("POST", "/accounts/logout/", {}, 302, 302, 302, 302)],
 }

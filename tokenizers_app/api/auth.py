@@ -1,12 +1,14 @@
 """Who calls the API: an API key (``Authorization: Bearer trk_...``) or a signed-in session
 (with its CSRF token for writes). Reads, encode included, are open to anonymous callers unless
 ``API_ANONYMOUS_READS`` is off; writes need a key or a session; staff-only actions check
-``is_staff`` in the workflow (403)."""
+``is_staff`` in the workflow (403). A caller who passes may send a corpus: only then is its
+upload staged (``uploads.allow_upload``)."""
 
 from django.conf import settings
 from ninja.security import APIKeyCookie, HttpBearer
 
 from ..models import ApiKey
+from ..uploads import allow_upload
 
 
 class ApiKeyAuth(HttpBearer):
@@ -14,6 +16,7 @@ class ApiKeyAuth(HttpBearer):
         user = ApiKey.objects.authenticate(token)
         if user is not None:
             request.user = user
+            allow_upload(request)
         return user
 
 
@@ -29,7 +32,10 @@ class SessionAuth(APIKeyCookie):
         return super()._get_key(request)
 
     def authenticate(self, request, key):
-        return request.user if request.user.is_authenticated else None
+        if not request.user.is_authenticated:
+            return None
+        allow_upload(request)
+        return request.user
 
 
 class AnonymousReads:

@@ -1,5 +1,6 @@
 """``/api/corpora``: list, read, and upload corpora (streamed to disk and checked as they
-arrive, by ``uploads.CorpusUploadMiddleware``, with the same rules as the upload page)."""
+arrive, once the caller's key or session passed, by ``uploads``, with the same rules as the upload
+page; what a refused upload staged is removed before the answer leaves)."""
 
 from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile

@@ -1,18 +1,41 @@
 """The API's one mapping from errors to answers: ``{"detail": message}`` with the status of the
 error's class (``errors.RegistryError.status``: 400, 403, 404, 409, 413, 503, 507). A plain
 ``ValueError`` (the core's, naming the bad value) is 400; Django's own ``Http404`` and
-``PermissionDenied`` 404 and 403; a database that does not answer 503; a full disk 507. The
-message is never read to choose the status."""
+``PermissionDenied`` 404 and 403; a database that does not answer 503; a full disk 507; a
+body over Django's own limits (``DATA_UPLOAD_MAX_MEMORY_SIZE`` and the field and file counts) 413.
+An address under ``/api/`` that names no operation is a 404 in JSON too (``unknown_address``,
+and ``not_found`` for a 404 raised outside the API's handlers).
+The message is never read to choose the status."""
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import (
+    PermissionDenied,
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404
+from django.views.decorators.csrf import csrf_exempt
+from django.views.defaults import page_not_found
 from ninja import Schema
 
 from ..errors import RegistryError, is_disk_full
-from ..guards import DISK_FULL, database_gone
+from ..guards import DISK_FULL, database_gone, refusal
 
 DJANGO_STATUS = {Http404: 404, PermissionDenied: 403}
+OVER_SIZE = {  # Django's limits on a request body, each said with its setting
+    RequestDataTooBig: lambda: (
+        f"the request body is over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes (setting "
+        f"DATA_UPLOAD_MAX_MEMORY_SIZE; files sent in a form do not count): send less in one "
+        f"request"),
+    TooManyFieldsSent: lambda: (
+        f"the request holds more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields (setting "
+        f"DATA_UPLOAD_MAX_NUMBER_FIELDS)"),
+    TooManyFilesSent: lambda: (
+        f"the request holds more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files (setting "
+        f"DATA_UPLOAD_MAX_NUMBER_FILES)"),
+}
 
 
 class Error(Schema):
@@ -48,11 +71,29 @@ def install(api) -> None:
         return api.create_response(request, {"detail": DISK_FULL}, status=507)
 
     api.add_exception_handler(OSError, disk_full)
+    for kind, words in OVER_SIZE.items():
+        api.add_exception_handler(kind, lambda request, error, words=words: api.create_response(
+            request, {"detail": words()}, status=413))
     for kind in (OperationalError, InterfaceError):  # answered as the pages' guard answers it
         api.add_exception_handler(kind, database_gone)
     api.add_exception_handler(DataError, lambda request, error: api.create_response(
         request, {"detail": "the request holds text the database cannot store or compare "
                             "(a NUL byte, say): no name or value here contains it"}, status=400))
+
+
+@csrf_exempt
+def unknown_address(request, *args, **kwargs):
+    """Any address under ``/api/`` that names no operation: 404 in JSON, as the API answers."""
+    return refusal(request, f"no operation of the API is at {request.path}: the operations "
+                            f"are listed at /api/docs", 404)
+
+
+def not_found(request, exception):
+    """Django's 404 answer (``handler404``, DEBUG off): JSON under ``/api/`` (ninja's own root,
+    ``/api/``, raises ``Http404`` outside the API's handlers), the page elsewhere."""
+    if request.path.startswith("/api/"):
+        return unknown_address(request)
+    return page_not_found(request, exception)
 
 
 ERRORS = {400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 413: Error, 422: Invalid,

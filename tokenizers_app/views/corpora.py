@@ -14,7 +14,7 @@ from ..forms import CorpusUploadForm, add_service_error
 from ..models import Corpus
 from ..services.corpora import import_staged_corpus, set_evaluation
 from ..services.permissions import may_switch_evaluation
-from ..uploads import staged_upload
+from ..uploads import receives_upload, staged_upload
 from .access import readable
 
 SAMPLE_BYTES = 2000
@@ -60,9 +60,11 @@ def corpus_file(request, name):
 
 
 @login_required
+@receives_upload
 def corpus_upload(request):
-    """The upload form; ``uploads.CorpusUploadMiddleware`` has staged the file (or refused it,
-    too large by its ``Content-Length``) before this view runs."""
+    """The upload form. The file is staged only now, once sign-in and CSRF passed
+    (``uploads.receives_upload``); what a refused upload staged is removed by
+    ``uploads.CorpusUploadMiddleware`` before the answer leaves."""
     form = CorpusUploadForm(request.POST if request.method == "POST" else None)
     status = 200
     if request.method == "POST":
@@ -79,16 +81,14 @@ def corpus_upload(request):
 
 def _register(request, form) -> tuple[Corpus | None, int]:
     """The corpus of a valid upload, or None with the reason on the form and the status to
-    answer with (the staged file of a refused upload is removed)."""
+    answer with."""
     upload, error = staged_upload(request)
     valid = form.is_valid()
     if error is not None:
         return None, add_service_error(form, error)
     if upload is None:
         form.add_error(None, "choose a UTF-8 text file to upload")
-    elif not valid:
-        upload.staged.path.unlink(missing_ok=True)
-    else:
+    elif valid:
         try:
             return import_staged_corpus(staged=upload.staged, name=form.cleaned_data["name"],
                                         original_filename=upload.name,
