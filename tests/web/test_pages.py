@@ -142,6 +142,19 @@ def test_a_download_is_the_same_bytes_each_time_with_its_sha256_as_etag(client, 
     assert client.get("/tokenizers/prose-bpe/2/download/sentencepiece/").status_code == 404
 
 
+def test_a_format_that_cannot_hold_the_version_is_a_400_in_words_as_the_api_says(
+        client, registry_data):
+    from tests.registry.helpers import train
+
+    train(registry_data["corpus"], "spaced", vocab_size=300, special_tokens=["a b"])
+    page_answer = client.get("/tokenizers/spaced/1/download/minbpe/")  # once a 500
+    api_answer = client.get("/api/tokenizers/spaced/versions/1/download?format=minbpe")
+    assert page_answer.status_code == 400 == api_answer.status_code
+    reason = "cannot export to minbpe: special token 'a b' holds whitespace"
+    assert page_answer.content.decode() == reason == api_answer.json()["detail"]
+    assert client.get("/tokenizers/spaced/1/download/hf/").status_code == 200
+
+
 def _json_script(html: str, element_id: str):
     import json
     import re
