@@ -277,9 +277,20 @@ CELERY_BEAT_SCHEDULE = {
                         "schedule": float(SWEEP_EVERY_SECONDS)},
 }
 
+# The app's own lines go to stderr. So does every error a request met (a 500, with its
+# traceback) in every mode: with DEBUG on, Django's own console handler prints them; with DEBUG
+# off, "requests" does (Django alone would only mail them to ADMINS, and there are none).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"tokenizers_app": {"handlers": ["console"], "level": "INFO"}},
+    "filters": {"debug_off": {"()": "django.utils.log.RequireDebugFalse"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "requests": {"class": "logging.StreamHandler", "level": "ERROR",
+                     "filters": ["debug_off"]},
+    },
+    "loggers": {
+        "tokenizers_app": {"handlers": ["console"], "level": "INFO"},
+        "django.request": {"handlers": ["requests"]},
+    },
 }
