@@ -155,6 +155,19 @@ def test_a_format_that_cannot_hold_the_version_is_a_400_in_words_as_the_api_says
     assert client.get("/tokenizers/spaced/1/download/hf/").status_code == 200
 
 
+def test_special_tokens_with_control_characters_show_as_escapes_not_raw(client, registry_data):
+    from tests.registry.helpers import train
+
+    run = train(registry_data["corpus"], "tricky", vocab_size=300,
+                special_tokens=["\u202eevil", "bell\x07", "a b"])
+    for url in [f"/runs/{run.pk}/", "/tokenizers/tricky/1/"]:
+        html = page(client, url)
+        assert "\u202e" not in html and "\x07" not in html, url
+        assert '<span class="tok-control">&lt;U+202E&gt;</span>' in html, url
+        assert '<span class="tok-control">&lt;U+0007&gt;</span>' in html, url
+        assert '<span class="tok-space">·</span>' in html, url
+
+
 def _json_script(html: str, element_id: str):
     import json
     import re
