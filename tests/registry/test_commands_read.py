@@ -75,7 +75,8 @@ def test_api_keys_are_shown_once_stored_hashed_and_revocable(registry_data):
 
 
 def test_unknown_names_are_one_line_errors(registry_data):
-    for args in [("versions", "nothing"), ("show", "prose-bpe@9"), ("runs", "99999"),
+    for args in [("versions", "nothing"), ("show", "prose-bpe@9"), ("show", "prose-bpe@²"),
+                 ("runs", "99999"),
                  ("compare", "prose-bpe@1", "--corpus", "nothing"),
                  ("compare", "prose-bpe@1", "--corpus", "prose")]:
         with pytest.raises(CommandError):
