@@ -192,10 +192,12 @@ CACHES = {"default": {
     "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "registry"),
 }}
 # Requests per client address and period (N/second, N/minute, N/hour): writes (POST, PUT, ...),
-# uploads (corpora, tokenizer files) and encoding (API and playground). Over it: 429.
+# uploads (corpora, tokenizer files), encoding (API and playground), and sign-ins (per address
+# and per username). Over it: 429.
 THROTTLE_WRITES = os.environ.get("THROTTLE_WRITES", "120/minute")
 THROTTLE_UPLOADS = os.environ.get("THROTTLE_UPLOADS", "30/hour")
 THROTTLE_ENCODE = os.environ.get("THROTTLE_ENCODE", "600/minute")
+THROTTLE_SIGNINS = os.environ.get("THROTTLE_SIGNINS", "10/minute")
 
 # -- the registry's own limits ---------------------------------------------------------------------
 

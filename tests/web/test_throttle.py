@@ -41,7 +41,9 @@ def test_a_rate_that_does_not_read_names_the_form(rate):
     ("GET", "/playground/", "", None),
     ("POST", "/runs/new/", "", "writes"),
     ("PUT", "/api/tokenizers/gpt2/aliases/production", "", "writes"),
-    ("POST", "/accounts/login/", "", "writes"),
+    ("POST", "/accounts/login/", "", "signins"),
+    ("POST", "/admin/login/", "", "signins"),
+    ("GET", "/accounts/login/", "", None),
     ("GET", "/api/tokenizers", "", None),
 ])
 def test_each_request_counts_against_the_rate_of_what_it_does(rf, method, path, query, scope):
@@ -78,6 +80,38 @@ def test_encoding_over_the_rate_gets_429_on_the_playground(client, settings, add
     assert client.get("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 200
     assert client.get("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 429
     assert client.get("/playground/", REMOTE_ADDR=address).status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("login", ["/accounts/login/", "/admin/login/"])
+def test_wrong_passwords_in_a_row_from_one_address_are_slowed_down(client, settings, address,
+                                                                   django_user_model, login):
+    settings.THROTTLE_SIGNINS = "10/minute"
+    name = f"user-{uuid.uuid4().hex[:8]}"
+    django_user_model.objects.create_user(name, password="right-password-1", is_staff=True)
+    answers = [client.post(login, {"username": name, "password": f"wrong-{n}"},
+                           REMOTE_ADDR=address).status_code for n in range(30)]
+    assert answers == [200] * 10 + [429] * 20  # the form again (wrong password), then 429
+    refused = client.post(login, {"username": name, "password": "right-password-1"},
+                          REMOTE_ADDR=address)
+    assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 60
+    assert "too many sign-ins from this address or for this username (the limit is " \
+           "10/minute, setting THROTTLE_SIGNINS)" in refused.content.decode()
+
+
+@pytest.mark.django_db
+def test_guessing_one_users_password_from_many_addresses_is_slowed_down(client, settings,
+                                                                        address):
+    settings.THROTTLE_SIGNINS = "5/minute"
+    name = f"user-{uuid.uuid4().hex[:8]}"
+    answers = [client.post("/accounts/login/", {"username": name, "password": "guess"},
+                           REMOTE_ADDR=f"{address}{n}").status_code for n in range(8)]
+    assert answers == [200] * 5 + [429] * 3
+    assert client.post("/accounts/login/", {"username": name.upper(), "password": "guess"},
+                       REMOTE_ADDR=address + "9").status_code == 429  # the same username
+    other = client.post("/accounts/login/", {"username": name + "x", "password": "guess"},
+                        REMOTE_ADDR=address + "9")
+    assert other.status_code == 200  # another user, from an address with no count yet
 
 
 @pytest.mark.django_db
