@@ -50,7 +50,7 @@ def scope_of(request) -> str | None:
     if request.method == "POST" and UPLOADS.match(path):
         return "uploads"
     if (request.method == "POST" and ENCODE.match(path)) or (
-            path == "/playground/" and request.GET.get("text")):
+            path == "/playground/" and (request.method == "POST" or request.GET.get("text"))):
         return "encode"
     if request.method not in SAFE:
         return "writes"

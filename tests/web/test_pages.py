@@ -87,6 +87,33 @@ def test_the_playground_caps_the_text_with_a_message(client, registry_data):
     assert "the playground encodes at most 20000" in html
 
 
+def test_the_playground_posts_its_text_and_links_a_short_one(client, registry_data):
+    import html as entities
+    import re
+
+    text = "Hello world, 字节!"
+    posted = client.post("/playground/", {"versions": "prose-bpe@1", "text": text})
+    assert posted.status_code == 200
+    shown = posted.content.decode()
+    [link] = re.findall(r'<a href="(/playground/\?[^"]+)">Link to these results</a>', shown)
+    assert posted["HX-Push-Url"] == entities.unescape(link)
+    count = len(registry_data["small"].load_tokenizer().encode_ordinary(text))
+    assert f'data-count="{count}"' in shown
+    followed = page(client, entities.unescape(link))  # the link gives the same results
+    assert f'data-count="{count}"' in followed and f'data-count="{len(text)}"' in followed
+
+
+def test_a_playground_text_of_20000_characters_is_posted_whole(client, registry_data):
+    text = "字" * 20_000  # 180 KB in a URL: a GET of 500 of them got gunicorn's 414
+    posted = client.post("/playground/", {"versions": "prose-bpe@2", "text": text})
+    assert posted.status_code == 200
+    shown = posted.content.decode()
+    assert f'data-count="{len(text)}"' in shown  # the characters baseline: every one
+    assert f'data-count="{len(text.encode())}"' in shown
+    assert "encodes at most" not in shown
+    assert "This text is too long for a link" in shown and posted["HX-Push-Url"] == "false"
+
+
 def test_a_run_page_answers_htmx_with_its_progress_fragment(client, registry_data):
     run = registry_data["runs"][0]
     response = client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true")

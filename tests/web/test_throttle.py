@@ -39,6 +39,7 @@ def test_a_rate_that_does_not_read_names_the_form(rate):
     ("POST", "/api/tokenizers/gpt2/versions/3/encode", "", "encode"),
     ("GET", "/playground/", "text=hello", "encode"),
     ("GET", "/playground/", "", None),
+    ("POST", "/playground/", "", "encode"),
     ("POST", "/runs/new/", "", "writes"),
     ("PUT", "/api/tokenizers/gpt2/aliases/production", "", "writes"),
     ("POST", "/accounts/login/", "", "signins"),
@@ -80,6 +81,7 @@ def test_encoding_over_the_rate_gets_429_on_the_playground(client, settings, add
     assert client.get("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 200
     assert client.get("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 429
     assert client.get("/playground/", REMOTE_ADDR=address).status_code == 200
+    assert client.post("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 429
 
 
 @pytest.mark.django_db
