@@ -18,4 +18,4 @@ RUN mkdir -p /data/media /data/var \
 USER registry
 
 EXPOSE 8000
-CMD ["gunicorn", "registry.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120"]
+CMD ["gunicorn", "registry.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4", "--timeout", "120"]

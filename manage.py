@@ -7,10 +7,11 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "registry.settings")
-    if "DEBUG" not in os.environ and "SECRET_KEY" not in os.environ:
-        # a machine with no environment (the README's two commands): development, DEBUG on.
-        # Deployments set SECRET_KEY (and DEBUG=0); gunicorn and Celery never ask for DEBUG.
-        os.environ["DEBUG"] = "1"
+    from registry.bare_checkout import debug_on_a_bare_checkout
+
+    # a machine with no environment (the README's commands): development, DEBUG on.
+    # Deployments set SECRET_KEY (and DEBUG=0); gunicorn never asks for DEBUG.
+    debug_on_a_bare_checkout()
     if sys.argv[1:2] == ["start"]:
         os.environ.setdefault("HTTPS", "0")  # `start` serves plain http on this machine
     from django.core.exceptions import ImproperlyConfigured

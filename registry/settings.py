@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "tokenizers_app.guards.RequestGuardsMiddleware",
+    "tokenizers_app.pattern_budget.PatternBudgetMiddleware",
     "tokenizers_app.throttle.ThrottleMiddleware",  # before an upload's body is read
     "tokenizers_app.uploads.CorpusUploadMiddleware",  # before CSRF reads an upload's body
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -230,6 +231,9 @@ LOGOUT_REDIRECT_URL = "index"
 API_ANONYMOUS_READS = env_bool("API_ANONYMOUS_READS", True)
 API_ENCODE_MAX_CHARS = env_int("API_ENCODE_MAX_CHARS", 200_000)
 TOKENIZER_IMPORT_MAX_BYTES = env_int("TOKENIZER_IMPORT_MAX_BYTES", 100 * 1024**2)
+# Processor seconds a web request may spend splitting text with custom patterns, in all (the
+# encode API, the playground): past them, 422 in words. Workers keep bpe's MATCH_SECONDS per text.
+WEB_MATCH_SECONDS = float(os.environ.get("WEB_MATCH_SECONDS") or 2)
 # Tokenizers kept loaded per web process (keyed by digest) for encoding on request.
 LOADED_TOKENIZERS = env_int("LOADED_TOKENIZERS", 8)
 # An evaluation still running after this long lost its worker: the reaper queues it again.

@@ -4,6 +4,13 @@ With no environment the tests run on SQLite and the filesystem broker; with ``DA
 ``CELERY_BROKER_URL`` set (as in CI) the same tests run on Postgres and Redis. Each test session
 gets its own test database (suffixed with the process id), its own media folder and its own
 queue name, so a running ``manage.py start`` or a second test session never takes its tasks.
+
+The tests run in parallel (pytest-xdist, ``-n auto --dist loadgroup`` in pyproject.toml). Each
+xdist worker is a test session of its own in the sense above (its own process id: its own test
+database, media folder, broker folder, queue name and throttle counts), so a Celery worker
+started by one never takes another's tasks. The tests of one module (and the browser tests)
+run on one xdist worker, so a module or session fixture that is slow to build (the browser, the
+private Postgres cluster of test_postgres_faults.py) is built once.
 """
 
 import os
@@ -27,8 +34,48 @@ for scope in ("WRITES", "UPLOADS", "ENCODE", "SIGNINS"):
 from django.conf import settings  # noqa: E402
 
 settings.INSTALLED_APPS  # load the settings now, so that pytest-django sets Django up  # noqa: B018
+# A password hashed as in production (PBKDF2, a million rounds) costs a quarter of a second of
+# CPU; the tests' users are made by the hundred and no test is about the hash (API keys have a
+# hash of their own), so the tests hash passwords the fast way (Django's advice for tests).
+settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 REPO = Path(__file__).resolve().parent.parent
+# The tests of one module run on one xdist worker (so its module fixtures are built once), and
+# so do these folders (they share a session fixture that is slow to start: the browser) ...
+XDIST_GROUPS = {"tests/browser/": "browser"}
+# ... except the tests of these modules, which are long, independent and spread over the workers
+XDIST_SPREAD = ("tests/registry/test_faults.py", "tests/test_bench.py")
+# a Celery worker, a server or a cluster that a test starts keeps it waiting more than working:
+# two xdist workers per core keep the cores busy (PYTEST_XDIST_AUTO_NUM_WORKERS=N to choose)
+XDIST_WORKERS_PER_CORE = 2
+
+
+def pytest_xdist_auto_num_workers(config):
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist reads it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return XDIST_WORKERS_PER_CORE * (cores or 1)
+
+
+def xdist_group(nodeid: str) -> str | None:
+    """``tests/bpe/test_batch.py::test_x[a]`` -> ``tests/bpe/test_batch.py``; a test of a spread
+    module -> ``None`` (it runs wherever a worker is free)."""
+    for prefix, group in XDIST_GROUPS.items():
+        if nodeid.startswith(prefix):
+            return group
+    module = nodeid.split("::", 1)[0]
+    return None if module in XDIST_SPREAD else module
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    """Long tests first (marked ``slow``), so that none of them starts last and the run does not
+    wait for it alone; each test in its xdist group (``--dist loadgroup``)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # a stable sort
+    for item in items:
+        group = xdist_group(item.nodeid)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,8 @@
 (no daemon needed), and the web service started by gunicorn with the Dockerfile's own ``ENV``
 and ``CMD``, serving a page and a static file through whitenoise."""
 
+import concurrent.futures
+import contextlib
 import http.cookiejar
 import json
 import os
@@ -14,9 +16,9 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -89,10 +91,12 @@ def fetch(url: str, **headers) -> tuple[int, dict, bytes]:
         return answer.status, dict(answer.headers), answer.read()
 
 
-@contextmanager
-def served_as_the_dockerfile_does(tmp_path):
-    """gunicorn started by the Dockerfile's ``CMD`` with its ``ENV`` (DEBUG off) on a free
-    loopback port, after ``collectstatic`` and ``migrate``; yields the base URL."""
+@contextlib.contextmanager
+def gunicorn_as_the_dockerfile_runs_it(tmp_path, setup: str = ""):
+    """The web service under gunicorn with the Dockerfile's ``ENV`` and ``CMD`` (on a loopback
+    port, SQLite and media under ``tmp_path``), after collectstatic, migrate and the Python code
+    ``setup`` (run by ``manage.py shell``). Yields ``(base URL, setup's output, gunicorn's
+    process id)``."""
     gunicorn = need("gunicorn", "pip install -e '.[test]'")
     port = free_port()
     env = {k: v for k, v in os.environ.items()
@@ -105,6 +109,9 @@ def served_as_the_dockerfile_does(tmp_path):
     for step in (["collectstatic", "--noinput", "--verbosity", "0"], ["migrate", "-v", "0"]):
         subprocess.run([sys.executable, "manage.py", *step], cwd=REPO, env=env, check=True,
                        timeout=180)
+    output = subprocess.run([sys.executable, "manage.py", "shell", "-c", setup], cwd=REPO,
+                            env=env, check=True, timeout=180, capture_output=True,
+                            text=True).stdout if setup else ""
     command = [gunicorn if part == "gunicorn" else part for part in dockerfile_cmd()]
     command[command.index("--bind") + 1] = f"127.0.0.1:{port}"
     server = subprocess.Popen(command, cwd=REPO, env=env, start_new_session=True,
@@ -118,7 +125,7 @@ def served_as_the_dockerfile_does(tmp_path):
             except OSError:
                 assert server.poll() is None, server.stderr.read().decode()
                 time.sleep(0.1)
-        yield base
+        yield base, output, server.pid
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -130,7 +137,7 @@ def served_as_the_dockerfile_does(tmp_path):
 
 @pytest.mark.slow
 def test_gunicorn_started_as_the_dockerfile_does_serves_a_page_and_a_static_file(tmp_path):
-    with served_as_the_dockerfile_does(tmp_path) as base:
+    with gunicorn_as_the_dockerfile_runs_it(tmp_path) as (base, _, _):
         status, _, page = fetch(base + "/")
         assert status == 200
         assert b"<title>" in page
@@ -148,7 +155,7 @@ def test_a_playground_text_of_20000_characters_works_under_gunicorn(tmp_path):
     """The README's promise: the form POSTs its text (a GET of 500 CJK characters, 4.5 KB of
     request line, got gunicorn's 414)."""
     text = "字" * 20_000
-    with served_as_the_dockerfile_does(tmp_path) as base:
+    with gunicorn_as_the_dockerfile_runs_it(tmp_path) as (base, _, _):
         cookies = http.cookiejar.CookieJar()
         browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(cookies))
         form = browser.open(base + "/playground/", timeout=30).read().decode()
@@ -162,3 +169,120 @@ def test_a_playground_text_of_20000_characters_works_under_gunicorn(tmp_path):
     assert len(body) > 150_000  # what no request line holds
     assert f'data-count="{len(text)}"' in shown  # the characters baseline: every character
     assert f'data-count="{len(text.encode())}"' in shown and "encodes at most" not in shown
+
+
+# -- issue 18: a stored pattern cannot pin the web server -------------------------------------------
+
+ISSUE_18 = r"(?:(?:x|x)+)+y|[\s\S]"
+TRAP_SETUP = f"""
+import io
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from tokenizers_app.bpe import Tokenizer as Core
+from tokenizers_app.models import ApiKey, Tokenizer, TokenizerVersion
+from tokenizers_app.services.corpora import import_corpus
+from tokenizers_app.services.versions import add_version
+member = get_user_model().objects.create_user("member", password="pw-member-1")
+import_corpus(stream=io.BytesIO(b"plain words and numbers 12 345\\n" * 2000), name="prose")
+core = Core({{i: bytes([i]) for i in range(256)}}, [], pattern={ISSUE_18!r})
+with transaction.atomic():  # a row written before the adversarial check was
+    add_version(tokenizer=Tokenizer.objects.create(name="trap"), core=core,
+                source=TokenizerVersion.Source.IMPORT, source_detail="written directly")
+print(ApiKey.objects.create_key(member, "ci")[1])
+"""
+
+
+def call(url: str, body: bytes | None = None, **headers) -> tuple[int, bytes, float]:
+    """``(status, body, seconds)`` of a request, 4xx and 5xx included."""
+    started = time.monotonic()
+    request = urllib.request.Request(url, data=body, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=120) as answer:  # noqa: S310 - loopback
+            return answer.status, answer.read(), time.monotonic() - started
+    except urllib.error.HTTPError as error:
+        return error.code, error.read(), time.monotonic() - started
+
+
+def workers_cpu_seconds(arbiter: int) -> float:
+    """Processor seconds (user and system) spent so far by the worker processes of the gunicorn
+    whose master is ``arbiter`` (read from /proc)."""
+    children = Path(f"/proc/{arbiter}/task/{arbiter}/children").read_text().split()
+    total = 0
+    for child in children:
+        fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def multipart(files: dict[str, bytes]) -> tuple[bytes, str]:
+    boundary = secrets.token_hex(12)
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="files"; filename="{name}"'
+             f'\r\nContent-Type: application/octet-stream\r\n\r\n'.encode() + data + b"\r\n"
+             for name, data in files.items()]
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), \
+        f"multipart/form-data; boundary={boundary}"
+
+
+@pytest.mark.slow
+def test_a_backtracking_pattern_is_refused_or_served_within_the_budget_under_gunicorn(tmp_path):
+    """Issue 18's pattern: three concurrent submissions of it (two imports, one run) are
+    refused with the reason; three concurrent encodes of a version that already holds it (two
+    API calls, one playground page) each answer 422 within about the 2 s budget while /health
+    answers, and the workers are free again afterwards."""
+    from tokenizers_app.bpe import Tokenizer as Core
+    from tokenizers_app.bpe.formats import dumps_tokenizer
+
+    trap = Core({i: bytes([i]) for i in range(256)}, [], pattern=ISSUE_18)
+    with gunicorn_as_the_dockerfile_runs_it(tmp_path, TRAP_SETUP) as (base, output, arbiter):
+        key = {"Authorization": f"Bearer {output.split()[-1]}"}
+        tokenizer = f"{base}/api/tokenizers"
+        native, native_type = multipart(dumps_tokenizer(trap, "native", "again"))
+        minbpe, minbpe_type = multipart(dumps_tokenizer(trap, "minbpe", "again"))
+        run = json.dumps({"tokenizer": "again", "corpora": ["prose"], "vocab_size": 300,
+                          "pattern": ISSUE_18}).encode()
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            submitted = [
+                pool.submit(call, f"{tokenizer}/again/import", native,
+                            **{**key, "Content-Type": native_type}),
+                pool.submit(call, f"{tokenizer}/again/import", minbpe,
+                            **{**key, "Content-Type": minbpe_type}),
+                pool.submit(call, f"{base}/api/runs", run,
+                            **{**key, "Content-Type": "application/json"})]
+            for status, body, _seconds in (future.result() for future in submitted):
+                assert status == 400, body
+                assert (f"pattern {ISSUE_18!r} took over 0.25 s to split a run of 3,000 'x': it "
+                        f"backtracks without end") in json.loads(body)["detail"]
+
+            text = json.dumps({"text": "x" * 40}).encode()
+            encode = f"{tokenizer}/trap/versions/1/encode"
+            page = f"{base}/playground/?versions=trap%401&text={'x' * 40}"
+            cpu_before = workers_cpu_seconds(arbiter)
+            slow = [pool.submit(call, encode, text, **{"Content-Type": "application/json"}),
+                    pool.submit(call, encode, text, **{"Content-Type": "application/json"}),
+                    pool.submit(call, page)]
+            time.sleep(0.5)  # the three workers are busy with them now
+            health = pool.submit(call, f"{base}/health").result()
+            answers = [future.result() for future in slow]
+        spent = workers_cpu_seconds(arbiter) - cpu_before
+        for status, body, seconds in answers:
+            assert status == 422, body
+            assert "this version&#x27;s pattern takes too long on this text" in body.decode() \
+                or json.loads(body)["detail"].startswith(
+                    "this version's pattern takes too long on this text: splitting 40 "
+                    "characters")
+            # the wall clock: a backstop under MATCH_SECONDS (a minute each), loose because a
+            # machine shared with other work gives each worker a fraction of a core
+            assert seconds < 45, seconds
+        # the budget counts processor time: 2 s per request, and a little for the rest of it
+        # (without it, 3 x 60 s)
+        assert spent < 3 * (2 + 0.75), spent
+        assert health[0] == 200 and json.loads(health[1])["status"] == "ok"
+        # a custom pattern matches without the GIL, and each worker has threads: /health is
+        # answered while the three splits run, not after them
+        assert health[2] < min(answer[2] for answer in answers), (health, answers)
+        print(f"encodes answered in {', '.join(f'{a[2]:.2f}' for a in answers)} s, the workers "
+              f"spent {spent:.2f} s of processor time on them; /health, asked while all three "
+              f"workers were busy, answered in {health[2]:.2f} s")
+        status, body, _ = call(encode, json.dumps({"text": "fine"}).encode(),
+                               **{"Content-Type": "application/json"})
+        assert status == 200 and json.loads(body)["ids"]  # the workers are free again

@@ -72,7 +72,7 @@ def test_the_readme_api_examples_run_against_manage_py_start(tmp_path):
         while not started():
             if server.poll() is not None or time.monotonic() > deadline:
                 fail("manage.py start did not answer /health")
-            time.sleep(0.3)
+            time.sleep(0.1)
         outputs = []
         for block in shell_blocks:
             block = (block.replace("http://127.0.0.1:8000", f"http://127.0.0.1:{port}")

@@ -28,8 +28,8 @@ class CorpusUploadForm(forms.Form):
 
 
 class RunForm(forms.Form):
-    tokenizer = forms.CharField(max_length=100, help_text="a new name, or an existing "
-                                "tokenizer to add a version to")
+    tokenizer = forms.CharField(max_length=100, help_text="a new name (you then own it), or a "
+                                "tokenizer you own to add a version to")
     corpus = forms.ModelChoiceField(Corpus.objects.order_by("name"), to_field_name="name",
                                     empty_label=None)
     pattern = forms.ChoiceField(choices=PATTERNS, initial="gpt2")

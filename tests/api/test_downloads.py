@@ -7,11 +7,14 @@ import hashlib
 import io
 import json
 import os
+import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
 from tokenizers_app.api.tokenizers import EncodeIn
+from tokenizers_app.bpe.display import token_text
 from tokenizers_app.bpe.formats import loads_tokenizer
 
 pytestmark = pytest.mark.django_db
@@ -157,6 +160,29 @@ def test_encode_takes_disallowed_special_as_tiktoken_does(client, registry):
     assert encode(disallowed_special=["there"]).status_code == 400  # tiktoken's meaning
 
 
+def test_encode_answers_from_the_version_table_what_each_token_gives_alone(client, registry):
+    """The texts kept per loaded version equal ``token_text`` of every id (special tokens and
+    bytes that are not UTF-8 included), and the answer equals the one built token by token."""
+    version = registry["large"]
+    tokenizer = version.cached_tokenizer()
+    assert tokenizer is version.cached_tokenizer()
+    shown = {i: token_text(token) for i, token in tokenizer.vocab.items()}
+    assert {i: tokenizer.token_table.texts[i] for i in tokenizer.vocab} == shown
+    assert shown[0] == "<|endoftext|>" and "<0xFF>" in shown.values()
+    text = "Hi <|endoftext|> 字节对编码 🙂\n\t\xff"
+    response = client.post(f"{URL}/encode", json.dumps({"text": text, "allowed_special": "all"}),
+                           content_type="application/json")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json; " \
+                                                                       "charset=utf-8"
+    ids = tokenizer.encode(text, allowed_special="all")
+    offsets = [0]
+    for token_id in ids:
+        offsets.append(offsets[-1] + len(tokenizer.vocab[token_id]))
+    assert response.json() == {"ids": ids, "tokens": [shown[i] for i in ids],
+                               "spans": [list(pair) for pair in zip(offsets, offsets[1:])]}
+    assert offsets[-1] == len(text.encode())
+
+
 def test_a_client_that_accepts_gzip_gets_the_same_bytes_gzipped_with_a_weak_etag(client,
                                                                                   registry):
     plain = client.get(f"{URL}/download", {"format": "hf"})
@@ -171,6 +197,47 @@ def test_a_client_that_accepts_gzip_gets_the_same_bytes_gzipped_with_a_weak_etag
     for etag in (plain["ETag"], packed["ETag"]):
         assert client.get(f"{URL}/download", {"format": "hf"}, HTTP_ACCEPT_ENCODING="gzip",
                           HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+
+class FileWrapper:
+    """A WSGI server's ``wsgi.file_wrapper`` (gunicorn's sends the file with sendfile)."""
+
+    def __init__(self, filelike, block_size=8192):
+        self.filelike = filelike
+
+    def close(self):
+        self.filelike.close()
+
+
+@pytest.mark.parametrize("accept_encoding", ["", "gzip"])
+def test_a_download_reaches_the_server_as_its_open_file_for_sendfile(client, registry,
+                                                                     accept_encoding):
+    """Through Django's WSGI handler and every middleware, the artifact is handed to the
+    server's ``wsgi.file_wrapper`` as the cached file itself: no byte is copied through Python."""
+    from django.core import signals
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.db import close_old_connections
+
+    expected = client.get(f"{URL}/download", {"format": "hf"},
+                          HTTP_ACCEPT_ENCODING=accept_encoding).getvalue()
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": f"{URL}/download",
+               "QUERY_STRING": "format=hf", "SERVER_NAME": "testserver", "SERVER_PORT": "80",
+               "HTTP_HOST": "testserver", "HTTP_ACCEPT_ENCODING": accept_encoding,
+               "REMOTE_ADDR": "127.0.0.1", "wsgi.input": io.BytesIO(), "wsgi.errors": sys.stderr,
+               "wsgi.url_scheme": "http", "wsgi.file_wrapper": FileWrapper}
+    answer = {}
+    for signal in (signals.request_started, signals.request_finished):  # keep the test's
+        signal.disconnect(close_old_connections)                        # transaction open
+    try:
+        sent = WSGIHandler()(environ, lambda status, headers: answer.update(status=status,
+                                                                             headers=headers))
+    finally:
+        for signal in (signals.request_started, signals.request_finished):
+            signal.connect(close_old_connections)
+    assert answer["status"] == "200 OK" and isinstance(sent, FileWrapper)
+    assert ("Content-Length", str(len(expected))) in answer["headers"]
+    with sent.filelike as file:
+        assert Path(file.name).is_file() and file.fileno() >= 0 and file.read() == expected
 
 
 def test_a_pathological_text_is_refused_at_once_or_answered(client, registry):

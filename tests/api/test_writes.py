@@ -163,3 +163,44 @@ def test_only_staff_move_aliases_and_change_lifecycles(client, registry):
                        **member).status_code == 403
     published = client.post("/api/tokenizers/prose-bpe/versions/production/publish", **staff)
     assert published.json()["lifecycle"] == "published"
+
+
+def test_a_members_key_cannot_touch_what_staff_own(client, registry):
+    """Issue 18's three holes, with keys: member A cannot import into staff's tokenizer ``base``
+    (so a bare ``base`` still resolves to staff's version), cancel staff's run, or make staff's
+    corpus an evaluation corpus; the owner and staff can."""
+    member, staff = bearer(registry["member_key"]), bearer(registry["staff_key"])
+
+    def import_into(name, version, **key):
+        files = dumps_tokenizer(version.load_tokenizer(), "hf", name)
+        return client.post(f"/api/tokenizers/{name}/import",
+                           {"files": [stream_of(*item) for item in files.items()]}, **key)
+
+    assert import_into("base", registry["small"], **staff).status_code == 201
+    refused = import_into("base", registry["large"], **member)
+    assert refused.status_code == 403
+    assert refused.json()["detail"].startswith("tokenizer 'base' belongs to 'staff': only its "
+                                               "owner or staff can add a version")
+    assert client.get("/api/tokenizers/base").json()["versions"] == 1
+    assert TokenizerVersion.objects.resolve("base").digest == registry["small"].digest
+
+    run = post_json(client, "/api/runs", {"tokenizer": "base", "corpora": ["prose"],
+                                          "vocab_size": 300}, **staff).json()
+    denied = client.post(f"/api/runs/{run['id']}/cancel", **member)
+    assert denied.status_code == 403 and "only the user who started it" in denied.json()["detail"]
+    assert TrainingRun.objects.get(pk=run["id"]).status == "queued"
+    assert client.post(f"/api/runs/{run['id']}/cancel", **staff).json()["status"] == "cancelled"
+
+    staffs = upload(client, b"staff's own text\n" * 50, "staff-text", **staff)
+    assert staffs.status_code == 201 and not staffs.json()["evaluation"]
+    stream = stream_of("again.txt", b"staff's own text\n" * 50)
+    flagged = client.post("/api/corpora", {"name": "again", "evaluation": "true",
+                                           "file": stream}, **member)
+    assert flagged.status_code == 403 and "only its uploader or staff" in flagged.json()["detail"]
+    assert not Corpus.objects.get(name="staff-text").is_evaluation
+
+
+def stream_of(name: str, data: bytes) -> io.BytesIO:
+    stream = io.BytesIO(data)
+    stream.name = name
+    return stream

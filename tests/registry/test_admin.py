@@ -192,3 +192,25 @@ def test_staff_create_an_api_key_seen_once_and_revoke_it(staff_client):
 
 def test_members_cannot_reach_api_keys_in_the_admin(member_client):
     assert member_client.get("/admin/tokenizers_app/apikey/add/").status_code == 302
+
+
+def test_staff_change_a_tokenizers_owner_and_members_cannot(staff_client, versions,
+                                                           django_user_model):
+    tokenizer = versions[0].tokenizer
+    assert tokenizer.owner is None  # trained by the operator: staff-only
+    owner = django_user_model.objects.create_user("owner")
+    address = f"/admin/tokenizers_app/tokenizer/{tokenizer.pk}/change/"
+    assert 'name="owner"' in staff_client.get(address).content.decode()
+    response = staff_client.post(address, {"owner": owner.pk, "description": "",
+                                           **inline_management("versions")})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    tokenizer.refresh_from_db()
+    assert tokenizer.owner == owner
+
+    staff_client.logout()
+    staff_client.force_login(django_user_model.objects.create_user("member"))
+    refused = staff_client.post(address, {"owner": "", "description": "",
+                                          **inline_management("versions")})
+    assert refused.status_code == 302 and "/admin/login/" in refused["Location"]
+    tokenizer.refresh_from_db()
+    assert tokenizer.owner == owner

@@ -266,7 +266,7 @@ def test_start_serves_the_app_and_trains_the_demo_with_its_own_worker(tmp_path):
                 return b""
 
         wait_until(lambda: b"latest: v1" in index(), 90, "the demo version on the index page:\n"
-                   + (tmp_path / "start.log").read_text(errors="replace")[-3000:], interval=0.5)
+                   + (tmp_path / "start.log").read_text(errors="replace")[-3000:], interval=0.1)
         health = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/health").read())
         assert health == {"status": "ok", "database": "sqlite"}
     finally:
@@ -282,3 +282,15 @@ def test_start_serves_the_app_and_trains_the_demo_with_its_own_worker(tmp_path):
     assert "celery -A registry worker" in log_text
     workers = subprocess.run(["pgrep", "-f", "--", f"--schedule {tmp_path}"], capture_output=True)
     assert workers.stdout == b"", "the worker outlived the server"
+
+
+@pytest.mark.django_db
+def test_a_command_acting_for_an_unknown_user_is_refused_and_its_help_names_the_operator(
+        capsys):
+    with pytest.raises(CommandError, match="no user named 'nobody'"):
+        call_command("cancel_run", "1", "--user", "nobody")
+    for command in ("train", "import_tokenizer", "cancel_run", "import_corpus"):
+        with pytest.raises(SystemExit):
+            call_command(command, "--help")
+        assert "without --user the command acts as the operator" in \
+            " ".join(capsys.readouterr().out.split()), command

@@ -1,80 +1,114 @@
-"""Who may do what, for every URL in the URLconf: anonymous visitors, signed-in members and
-staff. A URL added without a row here fails ``test_every_url_has_a_row``.
+"""Who may do what, for every URL in the URLconf and for the commands that act for a user:
+anonymous visitors, signed-in members, owners and staff. A URL added without a row here fails
+``test_every_url_has_a_row``.
+
+The ``owner`` is the member who created the tokenizer ``prose-bpe``, started its runs and
+uploaded its corpora; ``member`` is another signed-in member, who owns none of them. Only the
+owner or staff add versions to a tokenizer (train into it, import into it), cancel its runs and
+switch a corpus's evaluation flag; reads are open to all (``services.permissions``).
 
 An expected answer is a status code, or ``LOGIN`` for a redirect to the sign-in page. Writes
 send bodies that are valid where the action is harmless and incomplete elsewhere, so a member
-or staff answer of 400/422 shows the caller was let in and then told what is missing.
+or staff answer of 400/422 shows the caller was let in and then told what is missing; the
+ownership checks come before any check of the body, so a member's 403 is the same for both.
 """
 
+import io
 import json
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
 from django.urls import URLResolver, get_resolver, reverse
+
+from tokenizers_app.bpe import Tokenizer as CoreTokenizer
+from tokenizers_app.bpe.formats import dumps_tokenizer
+from tokenizers_app.errors import Forbidden
+from tokenizers_app.models import Corpus, Tokenizer, TokenizerVersion, TrainingRun
+from tokenizers_app.services.runs import start_training_run
 
 LOGIN = "login"
 ADMIN = "admin/"
 
-# route in the URLconf: [(method, address, body, anonymous, member, staff), ...]
+VERSION_FILE = "<prose-bpe@1 as a tokenizer.json>"  # importing it gives version 1 back
+CORPUS_FILE = "<the bytes of the corpus prose>"  # uploading them gives the corpus back
+FILES = (VERSION_FILE, CORPUS_FILE)
+# a run into prose-bpe that every caller let in is refused for its vocab size (400)
+RUN_FORM = {"tokenizer": "{name}", "corpus": "{corpus}", "pattern": "gpt2", "vocab_size": 1,
+            "min_frequency": 1}
+RUN_JSON = {"tokenizer": "{name}", "corpora": ["{corpus}"], "vocab_size": 1}
+
+# route in the URLconf: [(method, address, body, anonymous, member, owner, staff), ...]
 ACCESS = {
-    "": [("GET", "/", None, 200, 200, 200)],
-    "health": [("GET", "/health", None, 200, 200, 200)],
-    "accounts/login/": [("GET", "/accounts/login/", None, 200, 200, 200)],
-    "corpora/": [("GET", "/corpora/", None, 200, 200, 200)],
-    "corpora/upload/": [("GET", "/corpora/upload/", None, LOGIN, 200, 200)],
-    "corpora/<str:name>/": [("GET", "/corpora/{corpus}/", None, 200, 200, 200)],
+    "": [("GET", "/", None, 200, 200, 200, 200)],
+    "health": [("GET", "/health", None, 200, 200, 200, 200)],
+    "accounts/login/": [("GET", "/accounts/login/", None, 200, 200, 200, 200)],
+    "corpora/": [("GET", "/corpora/", None, 200, 200, 200, 200)],
+    "corpora/upload/": [("GET", "/corpora/upload/", None, LOGIN, 200, 200, 200)],
+    "corpora/<str:name>/": [("GET", "/corpora/{corpus}/", None, 200, 200, 200, 200)],
     "corpora/<str:name>/evaluation": [
-        ("POST", "/corpora/{held_out}/evaluation", {"evaluation": "on"}, LOGIN, 302, 302)],
-    "corpora/<str:name>/file": [("GET", "/corpora/{corpus}/file", None, LOGIN, 200, 200)],
-    "runs/": [("GET", "/runs/", None, 200, 200, 200)],
-    "runs/new/": [("GET", "/runs/new/", None, LOGIN, 200, 200)],
-    "runs/<int:run_id>/": [("GET", "/runs/{run}/", None, 200, 200, 200)],
-    "runs/<int:run_id>/cancel": [("POST", "/runs/{run}/cancel", {}, LOGIN, 302, 302)],
-    "tokenizers/<str:name>/": [("GET", "/tokenizers/{name}/", None, 200, 200, 200)],
-    "tokenizers/<str:name>/<ref:ref>/": [("GET", "/tokenizers/{name}/1/", None, 200, 200, 200)],
+        ("POST", "/corpora/{held_out}/evaluation", {"evaluation": "on"}, LOGIN, 403, 302, 302)],
+    "corpora/<str:name>/file": [("GET", "/corpora/{corpus}/file", None, LOGIN, 200, 200, 200)],
+    "runs/": [("GET", "/runs/", None, 200, 200, 200, 200)],
+    "runs/new/": [("GET", "/runs/new/", None, LOGIN, 200, 200, 200),
+                  ("POST", "/runs/new/", RUN_FORM, LOGIN, 403, 400, 400)],
+    "runs/<int:run_id>/": [("GET", "/runs/{run}/", None, 200, 200, 200, 200)],
+    "runs/<int:run_id>/cancel": [("POST", "/runs/{queued}/cancel", {}, LOGIN, 403, 302, 302)],
+    "tokenizers/<str:name>/": [("GET", "/tokenizers/{name}/", None, 200, 200, 200, 200)],
+    "tokenizers/<str:name>/<ref:ref>/": [
+        ("GET", "/tokenizers/{name}/1/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/vocab/": [
-        ("GET", "/tokenizers/{name}/1/vocab/", None, 200, 200, 200)],
+        ("GET", "/tokenizers/{name}/1/vocab/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/merges/": [
-        ("GET", "/tokenizers/{name}/1/merges/", None, 200, 200, 200)],
+        ("GET", "/tokenizers/{name}/1/merges/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/tokens/<int:token_id>/": [
-        ("GET", "/tokenizers/{name}/1/tokens/260/", None, 200, 200, 200)],
+        ("GET", "/tokenizers/{name}/1/tokens/260/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/download/<str:format>/": [
-        ("GET", "/tokenizers/{name}/1/download/hf/", None, 200, 200, 200)],
-    "compare/": [("GET", "/compare/?versions={name}@1,{name}@2", None, 200, 200, 200)],
-    "playground/": [("GET", "/playground/?versions={name}@1&text=hi", None, 200, 200, 200)],
-    "api/": [("GET", "/api/", None, 404, 404, 404)],
-    "api/openapi.json": [("GET", "/api/openapi.json", None, 200, 200, 200)],
-    "api/docs": [("GET", "/api/docs", None, 200, 200, 200)],
-    "api/tokenizers": [("GET", "/api/tokenizers", None, 200, 200, 200)],
-    "api/tokenizers/<name>": [("GET", "/api/tokenizers/{name}", None, 200, 200, 200)],
+        ("GET", "/tokenizers/{name}/1/download/hf/", None, 200, 200, 200, 200)],
+    "compare/": [("GET", "/compare/?versions={name}@1,{name}@2", None, 200, 200, 200, 200)],
+    "playground/": [
+        ("GET", "/playground/?versions={name}@1&text=hi", None, 200, 200, 200, 200)],
+    "api/": [("GET", "/api/", None, 404, 404, 404, 404)],
+    "api/openapi.json": [("GET", "/api/openapi.json", None, 200, 200, 200, 200)],
+    "api/docs": [("GET", "/api/docs", None, 200, 200, 200, 200)],
+    "api/tokenizers": [("GET", "/api/tokenizers", None, 200, 200, 200, 200)],
+    "api/tokenizers/<name>": [("GET", "/api/tokenizers/{name}", None, 200, 200, 200, 200)],
     "api/tokenizers/<name>/versions": [
-        ("GET", "/api/tokenizers/{name}/versions", None, 200, 200, 200)],
+        ("GET", "/api/tokenizers/{name}/versions", None, 200, 200, 200, 200)],
     "api/tokenizers/<name>/versions/<ref>": [
-        ("GET", "/api/tokenizers/{name}/versions/1", None, 200, 200, 200)],
+        ("GET", "/api/tokenizers/{name}/versions/1", None, 200, 200, 200, 200)],
     "api/tokenizers/<name>/versions/<ref>/download": [
-        ("GET", "/api/tokenizers/{name}/versions/1/download", None, 200, 200, 200)],
+        ("GET", "/api/tokenizers/{name}/versions/1/download", None, 200, 200, 200, 200)],
     "api/tokenizers/<name>/versions/<ref>/encode": [
-        ("POST", "/api/tokenizers/{name}/versions/1/encode", {"text": "hi"}, 200, 200, 200)],
+        ("POST", "/api/tokenizers/{name}/versions/1/encode", {"text": "hi"},
+         200, 200, 200, 200)],
     "api/tokenizers/<name>/import": [
-        ("POST", "/api/tokenizers/{name}/import", {}, 401, 422, 422)],
+        ("POST", "/api/tokenizers/{name}/import", {}, 401, 422, 422, 422),
+        ("POST", "/api/tokenizers/{name}/import", {"files": VERSION_FILE}, 401, 403, 201, 201)],
     "api/tokenizers/<name>/aliases/<alias>": [
-        ("PUT", "/api/tokenizers/{name}/aliases/candidate", {"version": 1}, 401, 403, 200)],
+        ("PUT", "/api/tokenizers/{name}/aliases/candidate", {"version": 1},
+         401, 403, 403, 200)],
     "api/tokenizers/<name>/versions/<ref>/publish": [
-        ("POST", "/api/tokenizers/{name}/versions/1/publish", {}, 401, 403, 200)],
+        ("POST", "/api/tokenizers/{name}/versions/1/publish", {}, 401, 403, 403, 200)],
     "api/tokenizers/<name>/versions/<ref>/deprecate": [
-        ("POST", "/api/tokenizers/{name}/versions/2/deprecate", {}, 401, 403, 200)],
-    "api/corpora": [("GET", "/api/corpora", None, 200, 200, 200),
-                    ("POST", "/api/corpora", {}, 401, 422, 422)],
-    "api/corpora/<name>": [("GET", "/api/corpora/{corpus}", None, 200, 200, 200)],
-    "api/runs": [("POST", "/api/runs", {}, 401, 422, 422)],
-    "api/runs/<run_id>": [("GET", "/api/runs/{run}", None, 200, 200, 200)],
-    "api/runs/<run_id>/cancel": [("POST", "/api/runs/{run}/cancel", {}, 401, 200, 200)],
+        ("POST", "/api/tokenizers/{name}/versions/2/deprecate", {}, 401, 403, 403, 200)],
+    "api/corpora": [("GET", "/api/corpora", None, 200, 200, 200, 200),
+                    ("POST", "/api/corpora", {}, 401, 422, 422, 422),
+                    ("POST", "/api/corpora", {"name": "{corpus}", "evaluation": "true",
+                                              "file": CORPUS_FILE}, 401, 403, 200, 200)],
+    "api/corpora/<name>": [("GET", "/api/corpora/{corpus}", None, 200, 200, 200, 200)],
+    "api/runs": [("POST", "/api/runs", {}, 401, 422, 422, 422),
+                 ("POST", "/api/runs", RUN_JSON, 401, 403, 400, 400)],
+    "api/runs/<run_id>": [("GET", "/api/runs/{run}", None, 200, 200, 200, 200)],
+    "api/runs/<run_id>/cancel": [("POST", "/api/runs/{queued}/cancel", {}, 401, 403, 200, 200)],
     "api/compare": [
-        ("GET", "/api/compare?versions={name}@1,{name}@2&corpus={held_out}", None, 200, 200, 200)],
+        ("GET", "/api/compare?versions={name}@1,{name}@2&corpus={held_out}", None,
+         200, 200, 200, 200)],
     # last: it signs the caller out
-    "accounts/logout/": [("POST", "/accounts/logout/", {}, 302, 302, 302)],
+    "accounts/logout/": [("POST", "/accounts/logout/", {}, 302, 302, 302, 302)],
 }
-ROLES = ("anonymous", "member", "staff")
+ROLES = ("anonymous", "member", "owner", "staff")
 
 
 def routes(resolver=None, prefix=""):
@@ -91,15 +125,57 @@ def test_every_url_has_a_row():
     assert ACCESS.keys() - found == set(), "a row in ACCESS for a URL that is gone"
 
 
+@pytest.fixture
+def owned(registry_data, django_user_model):
+    """The dashboard's registry, made by ``owner``, with a queued run of ``prose-bpe`` that it
+    started."""
+    owner = django_user_model.objects.create_user("owner", password="pw-owner-1")
+    Tokenizer.objects.update(owner=owner)
+    TrainingRun.objects.update(created_by=owner)
+    Corpus.objects.update(uploaded_by=owner)
+    queued = start_training_run(corpora=[registry_data["corpus"]], tokenizer_name="prose-bpe",
+                                vocab_size=280, created_by=owner)  # sent on commit: never here
+    return {**registry_data, "owner": owner, "queued": queued}
+
+
+def names_in(data) -> dict:
+    return {"name": "prose-bpe", "corpus": data["corpus"].name, "held_out": data["held_out"].name,
+            "run": data["runs"][0].pk, "queued": data["queued"].pk}
+
+
 def signed_in(client, role, data):
     if role != "anonymous":
         client.force_login(data[role])
     return client
 
 
-def ask(client, method, address, body):
+def upload(data, placeholder: str) -> SimpleUploadedFile:
+    """The file a placeholder of the table stands for."""
+    if placeholder == VERSION_FILE:
+        files = dumps_tokenizer(data["small"].load_tokenizer(), "hf", "prose-bpe")
+        [(name, content)] = files.items()
+        return SimpleUploadedFile(name, content)
+    return SimpleUploadedFile("prose.txt", data["corpus"].path.read_bytes())
+
+
+def filled(value, names: dict):
+    """A value of the table with its ``{placeholders}`` filled in."""
+    if isinstance(value, str):
+        return value.format(**names)
+    if isinstance(value, list):
+        return [filled(item, names) for item in value]
+    if isinstance(value, dict):
+        return {key: filled(item, names) for key, item in value.items()}
+    return value
+
+
+def ask(client, method, address, body, data):
     if method == "GET":
         return client.get(address)
+    body = filled(body, names_in(data))
+    files = {key: upload(data, value) for key, value in body.items() if value in FILES}
+    if files:  # multipart
+        return client.post(address, {**body, **files})
     if address.startswith("/api/"):
         return client.generic(method, address, json.dumps(body),
                               content_type="application/json")
@@ -107,16 +183,15 @@ def ask(client, method, address, body):
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_each_url_answers_each_kind_of_caller_as_the_table_says(client, registry_data, role):
-    names = {"name": "prose-bpe", "corpus": registry_data["corpus"].name,
-             "held_out": registry_data["held_out"].name, "run": registry_data["runs"][0].pk}
-    signed_in(client, role, registry_data)
+def test_each_url_answers_each_kind_of_caller_as_the_table_says(client, owned, role):
+    names = names_in(owned)
+    signed_in(client, role, owned)
     wrong = []
     for rows in ACCESS.values():
         for method, address, body, *expected in rows:
             address = address.format(**names)
             want = expected[ROLES.index(role)]
-            answer = ask(client, method, address, body)
+            answer = ask(client, method, address, body, owned)
             got = answer.status_code
             if got == 302 and answer["Location"].startswith(reverse("login")):
                 got = LOGIN
@@ -156,14 +231,14 @@ def admin_addresses(data) -> list[str]:
     return addresses
 
 
-def test_the_admin_lets_in_staff_only(client, registry_data):
-    """Every admin URL: anonymous visitors and members are sent to the admin's sign-in, staff
-    are not (what they then see depends on their model permissions)."""
-    addresses = admin_addresses(registry_data)
+def test_the_admin_lets_in_staff_only(client, owned):
+    """Every admin URL: anonymous visitors, members and owners are sent to the admin's sign-in,
+    staff are not (what they then see depends on their model permissions)."""
+    addresses = admin_addresses(owned)
     assert len(addresses) > 40
     open_to_all = {reverse("admin:login"), reverse("admin:logout"), reverse("admin:jsi18n")}
     for role in ROLES:
-        signed_in(client, role, registry_data)
+        signed_in(client, role, owned)
         for address in addresses:
             if address in open_to_all:
                 continue
@@ -181,3 +256,92 @@ def test_uploaded_files_are_not_served_from_a_media_address(client, registry_dat
         answer = client.get(address, follow=True)
         assert answer.status_code == 404, address
         assert registry_data["corpus"].path.read_bytes()[:200] not in answer.content
+
+
+DONE, REFUSED = "done", "refused"
+COMMAND_ROLES = ("member", "owner", "staff", "operator")  # operator: no --user
+# [(command and arguments, whether it was done, member, owner, staff, operator), ...]
+COMMANDS = [
+    (["cancel_run", "{queued}"],
+     lambda data: TrainingRun.objects.get(pk=data["queued"].pk).cancel_requested,
+     REFUSED, DONE, DONE, DONE),
+    (["train", "--corpus", "{corpus}", "--tokenizer", "{name}", "--vocab-size", "320"],
+     lambda data: TrainingRun.objects.filter(tokenizer__name="prose-bpe",
+                                             vocab_size=320).exists(),
+     REFUSED, DONE, DONE, DONE),
+    (["import_tokenizer", "{new_version}", "--tokenizer", "{name}"],
+     lambda data: TokenizerVersion.objects.filter(tokenizer__name="prose-bpe").count() == 3,
+     REFUSED, DONE, DONE, DONE),
+    (["import_corpus", "{corpus_path}", "--name", "{corpus}", "--evaluation"],
+     lambda data: Corpus.objects.get(name="prose").is_evaluation,
+     REFUSED, DONE, DONE, DONE),
+]
+
+
+def a_version_file_not_in_prose_bpe(data, folder: Path) -> Path:
+    """prose-bpe@1 less its last merge, as a native file: a version prose-bpe does not hold."""
+    core = data["small"].load_tokenizer()
+    vocab = {i: token for i, token in core.vocab.items() if i < len(core.vocab) - 1}
+    shorter = CoreTokenizer(vocab, core.merges[:-1], core.special_tokens, core.pattern,
+                            core.merge_counts[:-1])
+    [(name, content)] = dumps_tokenizer(shorter, "native", "shorter").items()
+    (folder / name).write_bytes(content)
+    return folder / name
+
+
+@pytest.mark.parametrize("role", COMMAND_ROLES)
+def test_each_command_acts_for_its_user_as_the_table_says(owned, role, tmp_path):
+    """``--user NAME`` holds a command to that user's rights; without it, the operator has
+    full rights. A refusal is ``Forbidden`` (a 403 in words), and changes nothing."""
+    names = {**names_in(owned), "corpus_path": str(owned["corpus"].path),
+             "new_version": str(a_version_file_not_in_prose_bpe(owned, tmp_path))}
+    user = [] if role == "operator" else ["--user", role]
+    wrong = []
+    for arguments, done, *expected in COMMANDS:
+        arguments = [argument.format(**names) for argument in arguments] + user
+        try:
+            call_command(*arguments, stdout=io.StringIO())
+            got = DONE
+        except CommandError as refused:
+            assert isinstance(refused.__context__, Forbidden), (arguments, refused)
+            assert "only" in str(refused) and "or staff" in str(refused)
+            got = REFUSED
+        want = expected[COMMAND_ROLES.index(role)]
+        if got != want or done(owned) != (want == DONE):
+            wrong.append(f"{' '.join(arguments)}: {got} (done: {done(owned)}), not {want}")
+    assert wrong == []
+
+
+def test_the_pages_offer_cancel_and_the_evaluation_switch_only_to_who_may_use_them(client,
+                                                                                      owned):
+    for role, offered in (("anonymous", False), ("member", False), ("owner", True),
+                          ("staff", True)):
+        client.logout()
+        signed_in(client, role, owned)
+        run_page = client.get(f"/runs/{owned['queued'].pk}/").content.decode()
+        corpus_page = client.get(f"/corpora/{owned['held_out'].name}/").content.decode()
+        assert ("Cancel the run" in run_page) == offered, role
+        assert ("Stop evaluating on it" in corpus_page) == offered, role
+
+
+def test_a_refusal_says_who_may_and_changes_nothing(client, owned):
+    signed_in(client, "member", owned)
+    cancel = client.post(f"/runs/{owned['queued'].pk}/cancel")
+    assert cancel.status_code == 403
+    assert "only the user who started it or staff can cancel it" in cancel.content.decode()
+    assert TrainingRun.objects.get(pk=owned["queued"].pk).status == "queued"
+    switch = client.post(f"/corpora/{owned['held_out'].name}/evaluation", {})
+    assert switch.status_code == 403 and "only its uploader or staff" in switch.content.decode()
+    assert Corpus.objects.get(pk=owned["held_out"].pk).is_evaluation
+    form = client.post("/runs/new/", filled(RUN_FORM, names_in(owned)) | {"vocab_size": 300})
+    assert form.status_code == 403
+    assert "tokenizer &#x27;prose-bpe&#x27; belongs to &#x27;owner&#x27;" in \
+        form.content.decode()  # beside the form's tokenizer field
+    assert TrainingRun.objects.filter(created_by=owned["member"]).count() == 0
+
+
+def test_a_tokenizers_page_says_who_adds_versions(client, owned):
+    assert "Owner: owner (with staff" in client.get("/tokenizers/prose-bpe/").content.decode()
+    Tokenizer.objects.update(owner=None)
+    assert "Owner: none: only staff add versions" in \
+        client.get("/tokenizers/prose-bpe/").content.decode()

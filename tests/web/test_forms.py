@@ -148,6 +148,8 @@ def test_cancelling_a_queued_run_from_its_page(client, registry_data):
 
 
 def test_marking_an_evaluation_corpus_needs_a_signed_in_user(client, registry_data):
+    """Its uploader, here (other members and staff: tests/web/test_access.py)."""
+    Corpus.objects.filter(name="prose").update(uploaded_by=registry_data["member"])
     assert client.post("/corpora/prose/evaluation", {"evaluation": "on"}).status_code == 302
     assert not Corpus.objects.get(name="prose").is_evaluation
     client.force_login(registry_data["member"])

@@ -4,7 +4,7 @@ import pytest
 
 from tokenizers_app.bpe.metric_text import metric_number
 from tokenizers_app.bpe.metrics import HEADLINE_METRICS
-from tokenizers_app.models import Corpus, Evaluation, TrainingRun
+from tokenizers_app.models import Corpus, Evaluation, Tokenizer, TrainingRun
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +25,16 @@ def test_the_leaderboard_ranks_the_versions_by_compression_ratio(client, registr
     assert "★ best" in html
     sorted_by_fertility = page(client, "/?sort=tokens_per_word")
     assert sorted_by_fertility.index(large.label) < sorted_by_fertility.index(small.label)
+
+
+def test_the_index_lists_tokenizers_and_escapes_their_names(client):
+    Tokenizer.objects.create(name="web-en-32k")
+    Tokenizer.objects.create(name="<script>")
+
+    html = page(client, "/")
+
+    assert "web-en-32k" in html and "no ready version yet" in html
+    assert "<script>" not in html and "&lt;script&gt;" in html
 
 
 def test_every_read_page_answers_anonymous_visitors(client, registry_data):
@@ -81,6 +91,17 @@ def test_the_playground_counts_tokens_like_encode_ordinary(client, registry_data
     assert f'data-count="{len(text.encode())}"' in html  # the bytes baseline
     assert f'data-count="{len(text)}"' in html  # the characters baseline
 
+
+def test_the_playground_strip_titles_each_group_with_its_ids_and_escapes_the_text(
+        client, registry_data):
+    html = page(client, "/playground/?versions=prose-bpe@1&text=" + "a€<")
+    bytes_strip = html.split("bytes", 1)[1]
+    assert ('<span class="tok-group c1" title="ids 226, 130, 172 (one character cut in 3 '
+            'tokens)"><span class="tok"><span class="tok-text">€</span></span></span>'
+            in bytes_strip)
+    assert '<span class="tok-group c2" title="id 60"><span class="tok"><span class="tok-text">' \
+        '&lt;</span></span></span>' in bytes_strip
+    assert "<span class=\"tok-text\"><</span>" not in html
 
 def test_the_playground_caps_the_text_with_a_message(client, registry_data):
     html = page(client, "/playground/?versions=prose-bpe@1&text=" + "a" * 20_001)

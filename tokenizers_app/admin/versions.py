@@ -109,7 +109,7 @@ class TrainingRunAdmin(StaffAdmin):
     @admin.action(description="Cancel the selected runs")
     def cancel_runs(self, request, queryset):
         for run in queryset:
-            cancel_training_run(run=run)
+            cancel_training_run(run=run, user=request.user)
         messages.success(request, f"asked {queryset.count()} run(s) to stop")
 
 
@@ -129,9 +129,9 @@ class VersionInline(admin.TabularInline):
 
 @admin.register(Tokenizer)
 class TokenizerAdmin(StaffAdmin):
-    list_display = ["name", "created_at"]
+    list_display = ["name", "owner", "created_at"]
     search_fields = ["name"]
-    fields = ["name", "description", "created_at"]
+    fields = ["name", "owner", "description", "created_at"]  # owner: who adds versions
     readonly_fields = ["name", "created_at"]
     inlines = [VersionInline]
 
@@ -178,8 +178,8 @@ class TokenizerVersionAdmin(StaffAdmin):
     search_fields = ["tokenizer__name", "digest", "notes"]
     actions = ["publish", "deprecate"]
     fields = ["tokenizer", "number", "status", "lifecycle", "notes", "algorithm", "pattern",
-              special_tokens_shown, "vocab_size", "merge_count", "digest", "source", "source_detail",
-              "training_run", "created_by", "created_at"]
+              special_tokens_shown, "vocab_size", "merge_count", "digest", "source",
+              "source_detail", "training_run", "created_by", "created_at"]
     readonly_fields = [f for f in fields if f != "notes"]
     inlines = [EvaluationInline, VersionAliasInline]
 

@@ -20,9 +20,10 @@ class Error(Schema):
 
 
 class Invalid(Schema):
-    """A request that does not fit the schema (422): what is wrong, where."""
+    """A request that does not fit the schema (422): what is wrong, where; or, in words, a text
+    this version's pattern takes too long to split (``PatternTooSlow``)."""
 
-    detail: list[dict]
+    detail: list[dict] | str
 
 
 def status_of(error: Exception) -> int:

@@ -53,4 +53,5 @@ def get_run(request, run_id: int):
 
 @router.post("/{run_id}/cancel", response={200: RunOut, **ERRORS}, auth=WRITE)
 def cancel_run(request, run_id: int):
-    return RunOut.of(cancel_training_run(run=_run(run_id)))
+    """The user who started the run, or staff (403 for anyone else)."""
+    return RunOut.of(cancel_training_run(run=_run(run_id), user=request.user))

@@ -4,10 +4,10 @@ and the staff's alias moves and lifecycle changes."""
 from typing import Literal
 
 from django.conf import settings
+from django.http import HttpResponse
 from ninja import File, Form, Query, Router, Schema, Status
 from ninja.files import UploadedFile
 
-from ..bpe.display import token_text
 from ..bpe.formats import FORMATS
 from ..downloads import artifact_response
 from ..errors import Invalid, NotFound, TooLarge
@@ -25,6 +25,7 @@ Format = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
 BINARY = {"200": {"description": "the artifact's bytes (a zip for multi-file formats)",
                   "content": {"application/octet-stream":
                               {"schema": {"type": "string", "format": "binary"}}}}}
+JSON = "application/json; charset=utf-8"
 
 
 def _tokenizers():
@@ -102,16 +103,12 @@ def encode(request, name: str, ref: str, body: EncodeIn):
                        f"{settings.API_ENCODE_MAX_CHARS} per request (API_ENCODE_MAX_CHARS)",
                        field="text")
     check_text(body.text)
-    tokenizer = _version(name, ref).cached_tokenizer()
+    tokenizer = TokenizerVersion.objects.resolve(f"{name}@{ref}").cached_tokenizer()
     allowed = body.allowed_special if body.allowed_special == "all" else set(body.allowed_special)
     ids = tokenizer.encode(body.text, allowed_special=allowed,
                            disallowed_special=body.disallowed_special)
-    spans, offset = [], 0
-    for token_id in ids:
-        size = len(tokenizer.vocab[token_id])
-        spans.append((offset, offset + size))
-        offset += size
-    return {"ids": ids, "tokens": [token_text(tokenizer.vocab[i]) for i in ids], "spans": spans}
+    # EncodeOut as JSON, joined from texts kept per loaded version (json.dumps' very bytes)
+    return HttpResponse(tokenizer.token_table.encoding_json(ids), content_type=JSON)
 
 
 def check_text(text: str) -> None:

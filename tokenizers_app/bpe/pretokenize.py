@@ -2,7 +2,8 @@
 
 A *pattern* cuts text into pre-tokens; merges never cross a pre-token boundary. Special tokens are
 cut out before the pattern runs, longest match first at any position (``special_tokens``). A
-custom pattern's matching is bounded in time: ``MATCH_SECONDS`` per text it splits.
+custom pattern's matching is bounded in time: ``MATCH_SECONDS`` per text it splits, or what is
+left of the caller's budget (``match_budget``); past it, ``PatternTooSlow``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterable, Iterator
 import regex
 
 from ..errors import Invalid
+from .match_budget import PatternTooSlow, current_budget, processor_seconds, too_slow
 from .special_tokens import special_regex
 
 GPT2_PATTERN = (
@@ -111,10 +113,7 @@ class PreTokenizer:
             return [text]
         if not self.checked:
             return self._matcher(text).findall(text)
-        pretokens = [m.group() for m in self._custom_matches(text) if m.end() > m.start()]
-        if sum(map(len, pretokens)) != len(text):
-            raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
-        return pretokens
+        return [p for batch in self.iter_split(text, batch=len(text) + 1) for p in batch]
 
     def iter_split(self, text: str, batch: int = 1 << 16) -> Iterator[list[str]]:
         """``split(text)`` in batches of about ``batch`` pre-tokens, for very long texts."""
@@ -125,7 +124,8 @@ class PreTokenizer:
         matches = self._custom_matches(text) if self.checked else self._matcher(text).finditer(text)
         for match in matches:
             if self.checked and match.start() != end:
-                raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
+                raise ValueError(f"pattern {self.pattern!r} is not lossless: "
+                                 f"{_gap_at(text, end)}")
             end = match.end()
             if match.end() > match.start():
                 pretokens.append(match.group())
@@ -133,17 +133,34 @@ class PreTokenizer:
                 yield pretokens
                 pretokens = []
         if self.checked and end != len(text):
-            raise ValueError(f"pattern {self.pattern!r} is not lossless: {self._gap(text)}")
+            raise ValueError(f"pattern {self.pattern!r} is not lossless: {_gap_at(text, end)}")
         yield pretokens
 
     def _custom_matches(self, text: str):
-        """A custom pattern's matches over ``text``, bounded by ``MATCH_SECONDS`` in all."""
+        """A custom pattern's matches over ``text``, bounded by ``MATCH_SECONDS`` in all, or by
+        what is left of the caller's budget, which they spend."""
+        budget = current_budget()
+        if budget is None:
+            yield from self._timed_matches(text)
+            return
+        if budget.left <= 0:
+            raise too_slow(self.pattern, text, budget)
+        started = processor_seconds()
         try:
-            yield from self.regex.finditer(text, timeout=MATCH_SECONDS)
+            yield from self.regex.finditer(text, timeout=budget.left, concurrent=True)
         except TimeoutError:
-            raise ValueError(f"pattern {self.pattern!r} took over {MATCH_SECONDS:g} s to split "
-                             f"{len(text):,} characters: it backtracks without end on this "
-                             f"text; simplify it (no nested or overlapping repetitions)") from None
+            raise too_slow(self.pattern, text, budget) from None
+        finally:
+            budget.spend(processor_seconds() - started)
+
+    def _timed_matches(self, text: str):
+        try:
+            yield from self.regex.finditer(text, timeout=MATCH_SECONDS, concurrent=True)
+        except TimeoutError:
+            raise PatternTooSlow(
+                f"pattern {self.pattern!r} took over {MATCH_SECONDS:g} s to split "
+                f"{len(text):,} characters: it backtracks without end on this text; simplify it "
+                f"(no nested or overlapping repetitions)") from None
 
     def check_sample(self, text: str, where: str, seconds: float = 2.0) -> None:
         """Raise ``Invalid`` (field ``pattern``), naming ``where``, when a custom pattern takes
@@ -170,14 +187,17 @@ class PreTokenizer:
             if match.start() != end:
                 break
             end = match.end()
-        if end == len(text):
-            return ""
-        return f"its matches skip the text at character offset {end}: {text[end:end + 20]!r}"
+        return "" if end == len(text) else _gap_at(text, end)
 
     @property
     def line_cuts(self) -> bool:
         """Whether chunks may be cut at lines (proven only for the named regex patterns)."""
         return self.pattern in ("gpt2", "gpt4")
+
+
+def _gap_at(text: str, end: int) -> str:
+    """Where a pattern's matches, covering ``text`` up to ``end``, skip text."""
+    return f"its matches skip the text at character offset {end}: {text[end:end + 20]!r}"
 
 
 @functools.cache

@@ -10,7 +10,7 @@ Hugging Face ``tokenizers``, on GPT-2's files).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import reduce
+from functools import cached_property, reduce
 from operator import iadd
 
 from .batch import encode_chunks
@@ -25,6 +25,7 @@ from .special_tokens import (
     special_regex,
     split_special,
 )
+from .token_table import TokenTable
 
 BATCH_MIN_CHARS = 1 << 20  # smaller batches are encoded in-process
 CACHE_SIZE = 1 << 18  # pre-tokens kept with their ids; the cache is emptied when full
@@ -104,6 +105,12 @@ class Tokenizer:
     @property
     def vocab_size(self) -> int:
         return len(self.vocab)
+
+    @cached_property
+    def token_table(self) -> TokenTable:
+        """Each id's display text and byte length, built on first use and kept with this
+        tokenizer (so with the process's cached tokenizer of a version)."""
+        return TokenTable(self.vocab)
 
     def token_bytes(self, token_id: int) -> bytes:
         try:
@@ -214,12 +221,9 @@ class Tokenizer:
 
     def token_spans(self, text: str, allowed_special="all") -> list[tuple[int, int, int]]:
         """``(token id, start byte, end byte)`` of each token of ``text``, for display."""
-        spans, offset = [], 0
-        for token_id in self.encode(text, allowed_special, disallowed_special=()):
-            size = len(self.vocab[token_id])
-            spans.append((token_id, offset, offset + size))
-            offset += size
-        return spans
+        ids = self.encode(text, allowed_special, disallowed_special=())
+        return [(token_id, start, end)
+                for token_id, (start, end) in zip(ids, self.token_table.spans_of(ids))]
 
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "

@@ -36,10 +36,15 @@ class TokenizerQuerySet(models.QuerySet):
 
 
 class Tokenizer(models.Model):
-    """A name (``web-en-32k``) with numbered, immutable versions."""
+    """A name (``web-en-32k``) with numbered, immutable versions. Its ``owner`` (the user who
+    created it; staff may change it in the admin) and staff may add versions to it; a tokenizer
+    without an owner is staff-only (``services.permissions``)."""
 
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField(blank=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="+",
+                              help_text="adds versions, with staff; none: staff only")
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = TokenizerQuerySet.as_manager()

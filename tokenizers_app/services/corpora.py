@@ -18,6 +18,7 @@ from ..bpe.corpus import StrictUtf8
 from ..bpe.corpus_stats import CorpusStats
 from ..errors import Conflict, Invalid, TooLarge, room_checked
 from ..models import Corpus, check_name
+from .permissions import OPERATOR, check_may_switch_evaluation, recorded
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ class StagedCorpus:
     scripts: dict
 
 
-def import_corpus(*, stream, name: str, original_filename: str = "", uploaded_by=None,
+def import_corpus(*, stream, name: str, original_filename: str = "", uploaded_by=OPERATOR,
                   is_evaluation: bool = False) -> Corpus:
     """Store a corpus read from a binary stream. The same bytes give back the existing corpus.
 
@@ -52,7 +53,7 @@ def import_corpus(*, stream, name: str, original_filename: str = "", uploaded_by
 
 
 def import_staged_corpus(*, staged: StagedCorpus, name: str, original_filename: str = "",
-                         uploaded_by=None, is_evaluation: bool = False) -> Corpus:
+                         uploaded_by=OPERATOR, is_evaluation: bool = False) -> Corpus:
     """Register a corpus whose bytes were already staged (by ``stage_corpus``, or by an upload
     handler feeding a ``CorpusStager`` as the request body arrives); the staged file is moved
     into place or removed."""
@@ -153,7 +154,8 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
                     file=stored,
                     sha256=staged.sha256, size_bytes=staged.size_bytes,
                     line_count=staged.line_count, char_count=staged.char_count,
-                    scripts=staged.scripts, is_evaluation=is_evaluation, uploaded_by=uploaded_by)
+                    scripts=staged.scripts, is_evaluation=is_evaluation,
+                    uploaded_by=recorded(uploaded_by))
         except IntegrityError:  # a concurrent import of the same bytes, or of the same name
             existing = Corpus.objects.filter(sha256=staged.sha256).first()
             if existing is None:
@@ -164,8 +166,16 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
             _remove_unless_registered(target, staged.sha256)
             raise
     if is_evaluation and not existing.is_evaluation:
-        existing.mark_evaluation()
+        set_evaluation(corpus=existing, is_evaluation=True, user=uploaded_by)
     return existing
+
+
+def set_evaluation(*, corpus: Corpus, is_evaluation: bool, user=OPERATOR) -> Corpus:
+    """Make ``corpus`` an evaluation corpus (every new version is evaluated on it), or not: its
+    uploader or staff only (``Forbidden`` otherwise), as the flag changes every leaderboard."""
+    check_may_switch_evaluation(user, corpus)
+    corpus.mark_evaluation(is_evaluation)
+    return corpus
 
 
 def _remove_unless_registered(target: Path, sha256: str) -> None:

@@ -13,12 +13,15 @@ from django.utils import timezone
 from .. import tasks
 from ..bpe import train_bpe
 from ..bpe.parameters import check_training_parameters
+from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
 from ..errors import Damaged, Invalid
-from ..models import Algorithm, Corpus, Tokenizer, TrainingRun, check_name
+from ..models import Algorithm, Corpus, TrainingRun, check_name
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .fanout import fan_out_counting
+from .permissions import OPERATOR, check_may_cancel, recorded
 from .queue import QueueUnavailable, send_on_commit
+from .versions import check_may_add_to, tokenizer_to_add_to
 
 log = logging.getLogger(__name__)
 
@@ -27,14 +30,16 @@ Status = TrainingRun.Status
 
 def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special_tokens=(),
                        pattern: str = "gpt2", min_frequency: int = 1, sweep=(),
-                       created_by=None) -> TrainingRun:
+                       created_by=OPERATOR) -> TrainingRun:
     """Validate the parameters, commit the run row, and enqueue its task once committed.
 
     ``corpora``: Corpus objects or corpus names. ``sweep``: smaller vocab sizes to register as
     versions too, from the merge prefixes of the same run. The core checks the parameters
-    (``bpe.parameters``); the registry adds only its bound, ``MAX_VOCAB_SIZE``.
+    (``bpe.parameters``); the registry adds only its bound, ``MAX_VOCAB_SIZE``. ``created_by``
+    trains into a tokenizer it owns (or any, as staff), or a new one that it then owns.
     """
     check_name("tokenizer", tokenizer_name)
+    check_may_add_to(name=tokenizer_name, user=created_by)
     params = check_training_parameters(vocab_size=vocab_size, special_tokens=special_tokens,
                                        pattern=pattern, min_frequency=min_frequency, sweep=sweep,
                                        max_vocab_size=settings.MAX_VOCAB_SIZE)
@@ -42,13 +47,13 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
     check_pattern_on_samples(params.pattern, corpora)
     unsent: list[Exception] = []
     with transaction.atomic():
-        tokenizer, _ = Tokenizer.objects.get_or_create(name=tokenizer_name)
+        tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
         run = TrainingRun.objects.create(
             tokenizer=tokenizer, algorithm=Algorithm.BYTE_BPE, vocab_size=params.vocab_size,
             special_tokens=params.special_tokens, pattern=params.pattern,
             min_frequency=params.min_frequency,
             options={"sweep": params.sweep} if params.sweep else {},
-            created_by=created_by, heartbeat_at=timezone.now())
+            created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)
         send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
     if unsent:
@@ -71,11 +76,13 @@ PATTERN_SAMPLE_BYTES = 64 * 1024
 
 
 def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
-    """Try a custom pattern on the first 64 KB of each corpus before the run is queued, so a
-    pattern that backtracks without end or skips text fails here, in words, not in a worker."""
+    """Try a custom pattern on adversarial inputs (``check_pattern``) and on the first 64 KB of
+    each corpus before the run is queued, so a pattern that backtracks without end or skips text
+    fails here, in words, not in a worker or, once stored, in every request that encodes."""
     pretokenizer = PreTokenizer(pattern)
     if not pretokenizer.checked:
         return
+    check_pattern(pattern)
     for corpus in corpora:
         try:
             with open(corpus.path, "rb") as stream:
@@ -86,8 +93,10 @@ def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
         pretokenizer.check_sample(sample, f"corpus {corpus.name!r}")
 
 
-def cancel_training_run(*, run: TrainingRun) -> TrainingRun:
-    """Cancel a run: a queued run at once; a running one within a second (its worker stops)."""
+def cancel_training_run(*, run: TrainingRun, user=OPERATOR) -> TrainingRun:
+    """Cancel a run: a queued run at once; a running one within a second (its worker stops).
+    Only the user who started it, or staff, may (``Forbidden`` otherwise)."""
+    check_may_cancel(user, run)
     run.request_cancel()
     return run
 

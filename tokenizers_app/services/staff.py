@@ -1,5 +1,5 @@
 """Staff actions on versions: publish, deprecate and annotate them, and move aliases (each
-move recorded). Anyone else gets ``Forbidden``."""
+move recorded): staff only (``permissions.check_staff``); anyone else gets ``Forbidden``."""
 
 from __future__ import annotations
 
@@ -7,19 +7,15 @@ import regex
 from django.db import transaction
 from django.utils import timezone
 
-from ..errors import Conflict, Forbidden, Invalid
+from ..errors import Conflict, Invalid
 from ..models import ALIAS_PATTERN, Alias, AliasMove, TokenizerVersion
-
-
-def _require_staff(user, action: str) -> None:
-    if user is None or not user.is_active or not user.is_staff:
-        raise Forbidden(f"only staff can {action}")
+from .permissions import check_staff, recorded
 
 
 def set_version_lifecycle(*, version: TokenizerVersion, lifecycle: str, user
                           ) -> TokenizerVersion:
     """Publish or deprecate a version (or return it to draft): staff only."""
-    _require_staff(user, f"mark versions {lifecycle}")
+    check_staff(user, f"mark versions {lifecycle}")
     if lifecycle not in TokenizerVersion.Lifecycle.values:
         raise Invalid(f"lifecycle must be one of {', '.join(TokenizerVersion.Lifecycle.values)}"
                       f", got {lifecycle!r}", field="lifecycle")
@@ -39,7 +35,7 @@ def deprecate_version(*, version: TokenizerVersion, user) -> TokenizerVersion:
 
 
 def annotate_version(*, version: TokenizerVersion, notes: str, user) -> TokenizerVersion:
-    _require_staff(user, "annotate versions")
+    check_staff(user, "annotate versions")
     version.notes = notes
     version.save(update_fields=["notes"])
     return version
@@ -60,7 +56,7 @@ def check_alias_name(name) -> str:
 def move_alias(*, version: TokenizerVersion, name: str, user) -> Alias:
     """Point the alias ``name`` of the version's tokenizer at ``version`` (creating it), and
     record the move: staff only."""
-    _require_staff(user, "move aliases")
+    check_staff(user, "move aliases")
     check_alias_name(name)
     if version.status != TokenizerVersion.Status.READY:
         raise Conflict(f"version {version.label} is not ready")
@@ -72,8 +68,8 @@ def move_alias(*, version: TokenizerVersion, name: str, user) -> Alias:
             return alias
         if alias is None:
             alias = Alias(tokenizer=version.tokenizer, name=name)
-        alias.version, alias.moved_by, alias.moved_at = version, user, timezone.now()
+        alias.version, alias.moved_by, alias.moved_at = version, recorded(user), timezone.now()
         alias.save()
         AliasMove.objects.create(alias=alias, from_version=previous, to_version=version,
-                                 moved_by=user, moved_at=alias.moved_at)
+                                 moved_by=alias.moved_by, moved_at=alias.moved_at)
     return alias

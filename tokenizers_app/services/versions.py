@@ -9,15 +9,18 @@ from django.db.models import Max
 from ..bpe import Tokenizer as CoreTokenizer
 from ..bpe.canonical import content_digest
 from ..bpe.formats import loads_tokenizer
+from ..bpe.pattern_check import check_pattern
 from ..errors import Invalid
 from ..models import Algorithm, Corpus, Tokenizer, TokenizerVersion, check_name
 from .evaluations import queue_evaluation
+from .permissions import OPERATOR, check_may_add_version, recorded
 
 
 def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer, source: str, digest: str = "",
                 source_detail: str = "", training_run=None, created_by=None) -> TokenizerVersion:
     """The version of ``tokenizer`` holding ``core``: the existing one with the same digest, or a
-    new one numbered next, with all its rows. Call it inside a transaction."""
+    new one numbered next, with all its rows. Call it inside a transaction, once who may add to
+    ``tokenizer`` is checked (``tokenizer_to_add_to``: at a run's start, at an import)."""
     digest = digest or content_digest(core)
     Tokenizer.objects.select_for_update().filter(pk=tokenizer.pk).first()  # one numberer at a time
     existing = TokenizerVersion.objects.filter(tokenizer=tokenizer, digest=digest).first()
@@ -36,17 +39,37 @@ def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer, source: str, diges
     return version
 
 
+def tokenizer_to_add_to(*, name: str, user) -> Tokenizer:
+    """The tokenizer ``name`` that ``user`` adds a version to: a new one, owned by ``user``, or
+    the existing one when ``user`` may add to it (``Forbidden`` when not). Call it inside a
+    transaction; call ``check_may_add_to`` first to refuse before any other check."""
+    tokenizer, created = Tokenizer.objects.get_or_create(
+        name=name, defaults={"owner": recorded(user)})
+    check_may_add_version(user, None if created else tokenizer, name)
+    return tokenizer
+
+
+def check_may_add_to(*, name: str, user) -> None:
+    """``Forbidden`` unless ``user`` may add a version to the tokenizer ``name`` (or create it)."""
+    check_may_add_version(user, Tokenizer.objects.filter(name=name).first(), name)
+
+
 def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: str | None = None,
-                     source_detail: str = "", created_by=None) -> TokenizerVersion:
+                     source_detail: str = "", created_by=OPERATOR) -> TokenizerVersion:
     """A version from tokenizer files in any format the core reads (detected when not given);
-    the same content as an existing version of the tokenizer gives that version back."""
+    the same content as an existing version of the tokenizer gives that version back. Only the
+    tokenizer's owner or staff may import into an existing tokenizer (``permissions``). A custom
+    pattern is tried on adversarial inputs first (``check_pattern``): one that backtracks
+    without end is refused."""
     check_name("tokenizer", tokenizer_name)
+    check_may_add_to(name=tokenizer_name, user=created_by)
     core = loads_tokenizer(files, format)
     if core.algorithm != Algorithm.BYTE_BPE:
         raise Invalid(f"the registry keeps byte-level BPE tokenizers; these files hold a "
                       f"{core.algorithm} tokenizer", field="files")
+    check_pattern(core.pattern)
     detail = source_detail or f"imported from {', '.join(sorted(files))}"
     with transaction.atomic():
-        tokenizer, _ = Tokenizer.objects.get_or_create(name=tokenizer_name)
+        tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
         return add_version(tokenizer=tokenizer, core=core, source=TokenizerVersion.Source.IMPORT,
-                           source_detail=detail, created_by=created_by)
+                           source_detail=detail, created_by=recorded(created_by))

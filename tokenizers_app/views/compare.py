@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from ..bpe.baselines import ByteTokenizer, CharTokenizer
 from ..bpe.inspection import words_split_differently
+from ..bpe.match_budget import PatternTooSlow
 from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import token_groups
 from ..errors import REFUSALS
@@ -102,14 +103,21 @@ def playground(request):
         errors.append(f"the text holds {len(text)} characters; the playground encodes at most "
                       f"{PLAYGROUND_MAX_CHARS}: shorten it (or use the encode API)")
         text = text[:PLAYGROUND_MAX_CHARS]
-    rows = [(v.label, _encoded(v.cached_tokenizer(), text)) for v in versions]
+    try:
+        rows = [(v.label, _encoded(v.cached_tokenizer(), text)) for v in versions]
+    except PatternTooSlow as slow:  # the request's budget for splitting text ran out
+        errors.append(str(slow))
+        rows, status = [], PatternTooSlow.status
+    else:
+        status = 200
     rows += [(name, _encoded(baseline, text)) for name, baseline in BASELINES] if text else []
     link = share_link(refs, text)
     response = render(request, "tokenizers_app/playground.html", {
         "errors": errors, "text": text, "refs": refs, "rows": rows, "link": link,
         "link_max": SHARE_LINK_MAX_CHARS,
         "choices": TokenizerVersion.objects.ready().select_related("tokenizer")
-                                           .order_by("tokenizer__name", "-number")[:200]})
+                                           .order_by("tokenizer__name", "-number")[:200]},
+        status=status)
     response["HX-Push-Url"] = link or "false"  # the address bar shows a link that works
     return response
 

@@ -12,7 +12,8 @@ from django.views.decorators.http import require_POST
 from ..errors import RegistryError
 from ..forms import CorpusUploadForm, add_service_error
 from ..models import Corpus
-from ..services.corpora import import_staged_corpus
+from ..services.corpora import import_staged_corpus, set_evaluation
+from ..services.permissions import may_switch_evaluation
 from ..uploads import staged_upload
 from .access import readable
 
@@ -32,6 +33,7 @@ def corpus_detail(request, name):
         sample = handle.read(SAMPLE_BYTES).decode("utf-8", errors="ignore")
     return render(request, "tokenizers_app/corpus.html", {
         "corpus": corpus, "sample": sample,
+        "may_switch_evaluation": may_switch_evaluation(request.user, corpus),
         "runs": corpus.runs.select_related("tokenizer").order_by("-created_at")[:50],
         "evaluations": corpus.evaluations.without_word_tokens().select_related(
                                  "version__tokenizer")
@@ -41,8 +43,10 @@ def corpus_detail(request, name):
 @login_required
 @require_POST
 def corpus_evaluation(request, name):
-    corpus = get_object_or_404(Corpus, name=name)
-    corpus.mark_evaluation(request.POST.get("evaluation") == "on")
+    """Its uploader, or staff; anyone else gets a 403 in words (``guards``)."""
+    corpus = set_evaluation(corpus=get_object_or_404(Corpus, name=name),
+                            is_evaluation=request.POST.get("evaluation") == "on",
+                            user=request.user)
     messages.success(request, f"{corpus.name} is {'now' if corpus.is_evaluation else 'no longer'}"
                                f" an evaluation corpus")
     return redirect("corpus", name=corpus.name)

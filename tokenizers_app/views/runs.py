@@ -11,6 +11,7 @@ from ..errors import RegistryError
 from ..forms import RunForm, add_service_error
 from ..models import TrainingRun
 from ..services.queue import QueueUnavailable
+from ..services.permissions import may_cancel
 from ..services.runs import cancel_training_run, start_training_run
 from .access import readable
 
@@ -51,7 +52,8 @@ def run_new(request):
 def run_detail(request, run_id):
     run = get_object_or_404(TrainingRun.objects.select_related("tokenizer", "created_by"),
                             pk=run_id)
-    context = {"run": run, "eta": run.seconds_left(), "total_seconds": run.total_seconds()}
+    context = {"run": run, "eta": run.seconds_left(), "total_seconds": run.total_seconds(),
+               "may_cancel": may_cancel(request.user, run)}
     if request.headers.get("HX-Request"):
         response = render(request, "tokenizers_app/includes/run_progress.html",
                           {**context, "refresh": True})
@@ -67,7 +69,8 @@ def run_detail(request, run_id):
 @login_required
 @require_POST
 def run_cancel(request, run_id):
-    run = cancel_training_run(run=get_object_or_404(TrainingRun, pk=run_id))
+    """The user who started the run, or staff; anyone else gets a 403 in words (``guards``)."""
+    run = cancel_training_run(run=get_object_or_404(TrainingRun, pk=run_id), user=request.user)
     messages.info(request, f"run {run.pk}: {run.get_status_display()}"
                            + (" (stopping within a second)" if not run.is_finished else ""))
     return redirect("run", run_id=run.pk)

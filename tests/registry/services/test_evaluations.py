@@ -1,9 +1,4 @@
-"""Queuing, computing and reaping evaluations (``services.evaluations``).
-
-The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
-run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
-needs to see what would be enqueued it captures the on-commit callbacks.
-"""
+"""Queuing, computing and reaping evaluations (``services.evaluations``)."""
 
 import json
 from datetime import timedelta

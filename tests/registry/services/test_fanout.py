@@ -1,9 +1,4 @@
-"""Counting in parts on several workers (``services.fanout``).
-
-The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
-run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
-needs to see what would be enqueued it captures the on-commit callbacks.
-"""
+"""Counting in parts on several workers (``services.fanout``)."""
 
 from collections import Counter
 

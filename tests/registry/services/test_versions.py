@@ -1,10 +1,5 @@
 """Versions, imports, lifecycle, aliases and downloads (``services.versions``, ``services.staff``,
-``services.downloads``).
-
-The workflows are called in this process (the worker-process tests are in test_tasks.py). Tests
-run inside a transaction that never commits, so ``delay_on_commit`` sends nothing: where a test
-needs to see what would be enqueued it captures the on-commit callbacks.
-"""
+``services.downloads``)."""
 
 
 import pytest

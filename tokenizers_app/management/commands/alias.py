@@ -1,9 +1,9 @@
 """``manage.py alias NAME@REF ALIAS --user STAFF``"""
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from tokenizers_app.management.errors import refusals_as_command_errors
+from tokenizers_app.management.users import user_named
 from tokenizers_app.models import TokenizerVersion
 from tokenizers_app.services.staff import move_alias
 
@@ -17,9 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--user", required=True, help="the staff user making the move")
 
     def handle(self, *args, ref, alias, user, **options):
-        found = get_user_model().objects.filter(username=user).first()
-        if found is None:
-            raise CommandError(f"no user named {user!r}")
+        found = user_named(user)
         with refusals_as_command_errors():
             moved = move_alias(version=TokenizerVersion.objects.resolve(ref), name=alias,
                                user=found)

@@ -1,6 +1,5 @@
 """``manage.py encode NAME@REF --text TEXT [--json]``"""
 
-from tokenizers_app.bpe.display import token_text
 from tokenizers_app.management.listing import ReadCommand
 from tokenizers_app.models import TokenizerVersion
 
@@ -18,7 +17,7 @@ class Command(ReadCommand):
         tokenizer = TokenizerVersion.objects.resolve(ref).cached_tokenizer()
         ids = tokenizer.encode(text, allowed_special="all") if allow_special else \
             tokenizer.encode_ordinary(text)
-        return {"ids": ids, "tokens": [token_text(tokenizer.vocab[i]) for i in ids]}
+        return {"ids": ids, "tokens": tokenizer.token_table.texts_of(ids)}
 
     def table(self, data):
         return [" ".join(map(str, data["ids"])), " ".join(data["tokens"])]

@@ -1,4 +1,4 @@
-"""``manage.py import_corpus PATH --name NAME [--evaluation]``"""
+"""``manage.py import_corpus PATH --name NAME [--evaluation] [--user NAME]``"""
 
 from pathlib import Path
 
@@ -6,23 +6,28 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
 from tokenizers_app.management.errors import refusals_as_command_errors
+from tokenizers_app.management.users import acting_user, add_user_argument
 from tokenizers_app.services.corpora import import_corpus
 
 
 class Command(BaseCommand):
-    help = "Import a UTF-8 text file as a corpus. The same bytes imported twice are one corpus."
+    help = ("Import a UTF-8 text file as a corpus. The same bytes imported twice are one corpus; "
+            "with --evaluation and --user, that corpus is made an evaluation corpus only by its "
+            "uploader or staff.")
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="a UTF-8 text file")
         parser.add_argument("--name", required=True, help="the corpus name, e.g. web-en")
         parser.add_argument("--evaluation", action="store_true",
                             help="evaluate every new version on this corpus")
+        add_user_argument(parser)
 
-    def handle(self, *args, path, name, evaluation, **options):
+    def handle(self, *args, path, name, evaluation, user, **options):
+        uploader = acting_user(user)
         try:
             with refusals_as_command_errors(), open(path, "rb") as stream:
                 corpus = import_corpus(stream=stream, name=name, is_evaluation=evaluation,
-                                       original_filename=Path(path).name)
+                                       original_filename=Path(path).name, uploaded_by=uploader)
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
         except DatabaseError as exc:  # no row; a file it moved into place is left to the sweep

@@ -1,4 +1,4 @@
-"""``manage.py import_tokenizer PATH --tokenizer NAME [--format F]``"""
+"""``manage.py import_tokenizer PATH --tokenizer NAME [--format F] [--user NAME]``"""
 
 
 from django.conf import settings
@@ -7,25 +7,29 @@ from django.core.management.base import BaseCommand, CommandError
 from tokenizers_app.bpe import FORMATS
 from tokenizers_app.bpe.formats import read_tokenizer_files
 from tokenizers_app.management.errors import refusals_as_command_errors
+from tokenizers_app.management.users import acting_user, add_user_argument
 from tokenizers_app.services.versions import import_tokenizer
 
 
 class Command(BaseCommand):
     help = ("Import a tokenizer file in any format the core reads (tokenizer.json, a .tiktoken "
             "rank file, a minbpe .model, our native .json), or a folder holding vocab.json + "
-            "merges.txt, as a new version of a tokenizer.")
+            "merges.txt, as a new version of a tokenizer. With --user, only into a new tokenizer "
+            "or one the user owns (staff: any).")
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="a tokenizer file, or a folder of tokenizer files")
         parser.add_argument("--tokenizer", required=True, help="the tokenizer to add it to")
         parser.add_argument("--format", choices=FORMATS, help="default: detected from the files")
+        add_user_argument(parser)
 
-    def handle(self, *args, path, tokenizer, format, **options):
+    def handle(self, *args, path, tokenizer, format, user, **options):
+        acting = acting_user(user)
         try:
             with refusals_as_command_errors():
                 files = read_tokenizer_files(path, settings.TOKENIZER_IMPORT_MAX_BYTES)
                 version = import_tokenizer(files=files, tokenizer_name=tokenizer,
-                                           format=format,
+                                           format=format, created_by=acting,
                                            source_detail=f"imported from {path}")
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None

@@ -1,9 +1,9 @@
 """``manage.py lifecycle NAME@REF published|deprecated|draft --user STAFF``"""
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from tokenizers_app.management.errors import refusals_as_command_errors
+from tokenizers_app.management.users import user_named
 from tokenizers_app.models import TokenizerVersion
 from tokenizers_app.services.staff import set_version_lifecycle
 
@@ -17,9 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--user", required=True)
 
     def handle(self, *args, ref, lifecycle, user, **options):
-        found = get_user_model().objects.filter(username=user).first()
-        if found is None:
-            raise CommandError(f"no user named {user!r}")
+        found = user_named(user)
         with refusals_as_command_errors():
             version = set_version_lifecycle(version=TokenizerVersion.objects.resolve(ref),
                                             lifecycle=lifecycle, user=found)

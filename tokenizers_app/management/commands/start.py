@@ -2,7 +2,9 @@
 
 Migrates the database, loads demo corpora from text already on this machine on the first start
 (and queues a small demo training run), then runs a real Celery worker process (with the
-periodic reaper) next to the web server, and stops the worker when the server stops.
+periodic reaper) next to the web server, and stops the worker when the server stops. The demo
+corpora, tokenizer and run are the operator's (no user), so staff-only; staff may give the
+tokenizer an owner in the admin.
 """
 
 import io

@@ -1,10 +1,11 @@
-"""``manage.py train --corpus NAME --tokenizer NAME --vocab-size N [--wait]``"""
+"""``manage.py train --corpus NAME --tokenizer NAME --vocab-size N [--wait] [--user NAME]``"""
 
 import time
 
 from django.core.management.base import BaseCommand, CommandError
 
 from tokenizers_app.management.errors import refusals_as_command_errors
+from tokenizers_app.management.users import acting_user, add_user_argument
 from tokenizers_app.models import TrainingRun
 from tokenizers_app.services.queue import QueueUnavailable
 from tokenizers_app.services.runs import cancel_training_run, start_training_run
@@ -15,7 +16,8 @@ PRINT_SECONDS = 5
 
 class Command(BaseCommand):
     help = ("Queue a training run for the workers (`celery -A registry worker`). With --wait, "
-            "follow its progress until it ends; Ctrl-C then cancels it.")
+            "follow its progress until it ends; Ctrl-C then cancels it. With --user, only into "
+            "a new tokenizer or one the user owns (staff: any).")
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", action="append", required=True,
@@ -31,15 +33,17 @@ class Command(BaseCommand):
         parser.add_argument("--sweep", type=int, action="append", default=[],
                             help="also register this smaller vocab size from the same run (repeat)")
         parser.add_argument("--wait", action="store_true", help="wait for the run, show progress")
+        add_user_argument(parser)
 
     def handle(self, *args, **options):
+        self.user = acting_user(options["user"])
         with refusals_as_command_errors():
             try:
                 run = start_training_run(
                     corpora=options["corpus"], tokenizer_name=options["tokenizer"],
                     vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
                     pattern=options["pattern"], min_frequency=options["min_frequency"],
-                    sweep=options["sweep"])
+                    sweep=options["sweep"], created_by=self.user)
             except QueueUnavailable as unsent:  # saved: it is sent when the queue is back
                 run = unsent.record
                 self.stderr.write(f"warning: {unsent}")
@@ -54,7 +58,7 @@ class Command(BaseCommand):
             run = self.wait(run)
         except KeyboardInterrupt:
             self.stdout.write(f"\ncancelling run {run.pk} ...")
-            cancel_training_run(run=run)
+            cancel_training_run(run=run, user=self.user)
             run = self.wait(run)
         if run.status != TrainingRun.Status.SUCCEEDED:
             raise CommandError(f"run {run.pk} {run.status}" + (f": {run.error}" if run.error

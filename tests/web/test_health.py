@@ -1,8 +1,6 @@
-"""The minimal pages: the health check and the index."""
+"""The health check (``views.health``): the database answers or not, saying no more."""
 
 import pytest
-
-from tokenizers_app.models import Tokenizer
 
 pytestmark = pytest.mark.django_db
 
@@ -23,13 +21,3 @@ def test_health_says_the_database_is_down_without_saying_where(client, monkeypat
     response = client.get("/health")
     assert response.status_code == 503
     assert response.json() == {"status": "error", "error": "the database does not answer"}
-
-
-def test_the_index_lists_tokenizers_and_escapes_their_names(client):
-    Tokenizer.objects.create(name="web-en-32k")
-    Tokenizer.objects.create(name="<script>")
-
-    page = client.get("/").content.decode()
-
-    assert "web-en-32k" in page and "no ready version yet" in page
-    assert "<script>" not in page and "&lt;script&gt;" in page
