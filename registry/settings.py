@@ -193,10 +193,12 @@ CACHES = {"default": {
     "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "registry"),
 }}
 # Requests per client address and period (N/second, N/minute, N/hour): writes (POST, PUT, ...),
-# uploads (corpora, tokenizer files) and encoding (API and playground). Over it: 429.
+# uploads (corpora, tokenizer files), encoding (API and playground), and sign-ins (per address
+# and per username). Over it: 429.
 THROTTLE_WRITES = os.environ.get("THROTTLE_WRITES", "120/minute")
 THROTTLE_UPLOADS = os.environ.get("THROTTLE_UPLOADS", "30/hour")
 THROTTLE_ENCODE = os.environ.get("THROTTLE_ENCODE", "600/minute")
+THROTTLE_SIGNINS = os.environ.get("THROTTLE_SIGNINS", "10/minute")
 
 # -- the registry's own limits ---------------------------------------------------------------------
 
@@ -281,9 +283,20 @@ CELERY_BEAT_SCHEDULE = {
                         "schedule": float(SWEEP_EVERY_SECONDS)},
 }
 
+# The app's own lines go to stderr. So does every error a request met (a 500, with its
+# traceback) in every mode: with DEBUG on, Django's own console handler prints them; with DEBUG
+# off, "requests" does (Django alone would only mail them to ADMINS, and there are none).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"tokenizers_app": {"handlers": ["console"], "level": "INFO"}},
+    "filters": {"debug_off": {"()": "django.utils.log.RequireDebugFalse"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "requests": {"class": "logging.StreamHandler", "level": "ERROR",
+                     "filters": ["debug_off"]},
+    },
+    "loggers": {
+        "tokenizers_app": {"handlers": ["console"], "level": "INFO"},
+        "django.request": {"handlers": ["requests"]},
+    },
 }

@@ -28,7 +28,7 @@ os.environ.setdefault("DEBUG", "1")  # as manage.py on a machine with no environ
 SESSION = f"registry-test-{os.getpid()}"
 # this session's own throttle counts, with rates no test reaches unless it lowers them
 os.environ.setdefault("CACHE_KEY_PREFIX", SESSION)
-for scope in ("WRITES", "UPLOADS", "ENCODE"):
+for scope in ("WRITES", "UPLOADS", "ENCODE", "SIGNINS"):
     os.environ.setdefault(f"THROTTLE_{scope}", "100000/minute")
 
 from django.conf import settings  # noqa: E402

@@ -4,6 +4,7 @@ answers with the status of its class (``errors.RegistryError.status``)."""
 
 from django import forms
 
+from .bpe.parameters import MIN_FREQUENCY_BOUNDS
 from .errors import RegistryError
 from .models import Corpus
 
@@ -38,8 +39,11 @@ class RunForm(forms.Form):
                                                             "merges")
     special_tokens = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
                                      initial="<|endoftext|>", help_text="one per line")
-    min_frequency = forms.IntegerField(initial=1, min_value=1,
-                                       help_text="stop when the best pair is rarer")
+    # bounds checked once, by the core (``bpe.parameters``), as for the API; shown to browsers
+    min_frequency = forms.IntegerField(initial=1, help_text="stop when the best pair is rarer",
+                                       widget=forms.NumberInput(attrs={
+                                           "min": MIN_FREQUENCY_BOUNDS[0],
+                                           "max": MIN_FREQUENCY_BOUNDS[1]}))
     sweep = forms.CharField(required=False, label="Vocabulary sweep",
                             help_text="smaller vocab sizes to keep too, e.g. 2000, 4000")
 
@@ -49,7 +53,7 @@ class RunForm(forms.Form):
 
     def clean_sweep(self) -> list[int]:
         sizes = [part.strip() for part in self.cleaned_data["sweep"].split(",") if part.strip()]
-        if not all(part.isdigit() for part in sizes):
+        if not all(part.isascii() and part.isdigit() for part in sizes):  # "²".isdigit()
             raise forms.ValidationError("write whole numbers separated by commas")
         return [int(part) for part in sizes]
 

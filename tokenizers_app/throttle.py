@@ -1,7 +1,9 @@
 """Throttling per client address, counted in the shared cache (Redis in production, so the
 count holds across web processes and machines): ``THROTTLE_WRITES`` for writes (POST, PUT,
 PATCH, DELETE), ``THROTTLE_UPLOADS`` for corpus and tokenizer uploads, ``THROTTLE_ENCODE`` for
-encoding (the API's encode and the playground). Over the rate a request is answered 429 with
+encoding (the API's encode and the playground), ``THROTTLE_SIGNINS`` for signing in (the login
+page and the admin's), counted per address and per username both, so that guessing one user's
+password from many addresses is slowed down too. Over the rate a request is answered 429 with
 ``Retry-After`` before any view runs or any upload body is read.
 
 Each rate is a fixed window: ``N/minute`` allows N requests in each clock minute. When the
@@ -9,6 +11,7 @@ cache does not answer, requests pass (and the log says so): throttling never tak
 registry down with it.
 """
 
+import hashlib
 import logging
 import re
 import time
@@ -23,6 +26,9 @@ log = logging.getLogger(__name__)
 PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
 UPLOADS = re.compile(r"^/(corpora/upload/|api/corpora|api/tokenizers/[^/]+/import)$")
 ENCODE = re.compile(r"^/api/tokenizers/[^/]+/versions/[^/]+/encode$")
+SIGN_IN = re.compile(r"^/(accounts|admin)/login/$")
+# what a 429 says it counted: "{scope} from this address" unless said here
+COUNTED = {"signins": "sign-ins from this address or for this username"}
 SAFE = ("GET", "HEAD", "OPTIONS", "TRACE")
 
 
@@ -39,10 +45,12 @@ def parse_rate(rate: str) -> tuple[int, int]:
 def scope_of(request) -> str | None:
     """Which rate a request counts against, or None."""
     path = request.path
+    if request.method == "POST" and SIGN_IN.match(path):
+        return "signins"
     if request.method == "POST" and UPLOADS.match(path):
         return "uploads"
     if (request.method == "POST" and ENCODE.match(path)) or (
-            path == "/playground/" and request.GET.get("text")):
+            path == "/playground/" and (request.method == "POST" or request.GET.get("text"))):
         return "encode"
     if request.method not in SAFE:
         return "writes"
@@ -75,16 +83,26 @@ class ThrottleMiddleware:
     def __call__(self, request):
         scope = scope_of(request)
         if scope is not None:
-            wait = seconds_to_wait(scope, request.META.get("REMOTE_ADDR", ""))
+            wait = max([seconds_to_wait(scope, client) for client in clients_of(request, scope)])
             if wait:
                 return too_many(request, scope, wait)
         return self.get_response(request)
 
 
+def clients_of(request, scope: str) -> list[str]:
+    """Whose count a request adds to: its address; a sign-in's username too (hashed: a key
+    holds no user's text)."""
+    clients = [request.META.get("REMOTE_ADDR", "")]
+    if scope == "signins":
+        username = request.POST.get("username", "").strip().lower()
+        clients.append("username:" + hashlib.sha256(username.encode()).hexdigest())
+    return clients
+
+
 def too_many(request, scope: str, wait: int):
     rate = getattr(settings, f"THROTTLE_{scope.upper()}")
-    message = (f"too many {scope} from this address (the limit is {rate}, setting "
-               f"THROTTLE_{scope.upper()}): try again in {wait} s")
+    message = (f"too many {COUNTED.get(scope, f'{scope} from this address')} (the limit is "
+               f"{rate}, setting THROTTLE_{scope.upper()}): try again in {wait} s")
     response = refusal(request, message, 429)
     response["Retry-After"] = str(wait)
     return response

@@ -53,6 +53,12 @@ def test_unknown_names_are_404_with_a_reason(client, registry, url, message):
     assert response.status_code == 404 and message in response.json()["detail"]
 
 
+def test_a_ref_that_is_neither_a_number_nor_an_alias_is_a_400_in_words(client, registry):
+    response = client.get("/api/tokenizers/prose-bpe/versions/%C2%B2")  # "²"
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith("'²' is not a version number or an alias")
+
+
 def test_corpora_runs_and_comparisons(client, registry):
     corpus = client.get("/api/corpora/prose").json()
     assert corpus["sha256"] == registry["corpus"].sha256 and corpus["line_count"] > 0

@@ -123,6 +123,17 @@ def test_runs_start_checked_and_can_be_followed_and_cancelled(client, registry):
     assert cancelled["status"] == "cancelled" == TrainingRun.objects.get(pk=run["id"]).status
 
 
+def test_a_min_frequency_past_its_bound_is_refused_with_the_bound_not_a_database_error(
+        client, registry):
+    key = bearer(registry["member_key"])
+    refused = post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["prose"],
+                                              "vocab_size": 300, "min_frequency": 2**31}, **key)
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == ("min frequency must be at most 2147483647 (the largest "
+                                        "count a run keeps), got 2147483648")
+    assert not TrainingRun.objects.filter(tokenizer__name="t").exists()
+
+
 def test_imports_make_versions_and_refuse_what_is_not_a_tokenizer(client, registry):
     key = bearer(registry["member_key"])
     files = dumps_tokenizer(registry["small"].load_tokenizer(), "tiktoken", "small")

@@ -39,6 +39,7 @@ def test_a_named_pattern_given_by_its_regex_comes_back_as_its_name():
     ({"pattern": ""}, "pattern", "'gpt2', 'gpt4', 'none' or a regex"),
     ({"min_frequency": 0}, "min_frequency", "min frequency must be an integer >= 1, got 0"),
     ({"min_frequency": 1.5}, "min_frequency", "got 1.5"),
+    ({"min_frequency": 2**31}, "min_frequency", "at most 2147483647 .*, got 2147483648"),
     ({"sweep": [5000]}, "sweep", "sweep vocab size 5000 must be an integer from 256 to 499"),
 ])
 def test_each_bad_value_names_its_field(parameters, field, message):

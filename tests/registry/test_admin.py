@@ -135,6 +135,21 @@ def test_staff_see_the_registry_pages(staff_client, versions):
         assert staff_client.get(page).status_code == 200, page
 
 
+def test_special_tokens_with_control_characters_show_as_escapes_not_raw(staff_client, settings,
+                                                                       tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    corpus = import_text(sample_text(5_000), "tricky-text")
+    run = start_training_run(corpora=[corpus], tokenizer_name="tricky", vocab_size=300,
+                             special_tokens=["\u202eevil", "bell\x07"])
+    execute_training_run(run_id=run.pk)
+    for url in [f"/admin/tokenizers_app/trainingrun/{run.pk}/change/",
+                f"/admin/tokenizers_app/tokenizerversion/{run.versions.get().pk}/change/"]:
+        html = staff_client.get(url).content.decode()
+        assert "\u202e" not in html and "\x07" not in html, url
+        assert '<span class="tok-control">&lt;U+202E&gt;</span>' in html, url
+        assert '<span class="tok-control">&lt;U+0007&gt;</span>' in html, url
+
+
 def test_a_versions_page_shows_its_evaluations_as_metrics_and_its_aliases(staff_client, versions):
     from tokenizers_app.services.evaluations import evaluate_version
 

@@ -28,6 +28,17 @@ def test_tokenizers_versions_and_show_in_words_and_json(registry_data):
     assert json.loads(run("tokenizers", "--json"))[0]["latest"] == 2
 
 
+def test_show_prints_special_tokens_safely(registry_data):
+    from .helpers import train
+
+    train(registry_data["corpus"], "tricky", vocab_size=300,
+          special_tokens=["\u202eevil", "bell\x07", "a b"])
+    shown = run("show", "tricky@1")
+    assert "special  <U+202E>evil bell<U+0007> a·b\n" in shown
+    assert "\u202e" not in shown and "\x07" not in shown
+    assert json.loads(run("show", "tricky@1", "--json"))["special_tokens"][0] == "\u202eevil"
+
+
 def test_runs_corpora_compare_and_encode(registry_data):
     runs = json.loads(run("runs", "--json"))
     assert [r["status"] for r in runs] == ["succeeded", "succeeded"]
@@ -64,7 +75,8 @@ def test_api_keys_are_shown_once_stored_hashed_and_revocable(registry_data):
 
 
 def test_unknown_names_are_one_line_errors(registry_data):
-    for args in [("versions", "nothing"), ("show", "prose-bpe@9"), ("runs", "99999"),
+    for args in [("versions", "nothing"), ("show", "prose-bpe@9"), ("show", "prose-bpe@²"),
+                 ("runs", "99999"),
                  ("compare", "prose-bpe@1", "--corpus", "nothing"),
                  ("compare", "prose-bpe@1", "--corpus", "prose")]:
         with pytest.raises(CommandError):

@@ -140,3 +140,12 @@ def test_the_latest_version_is_the_highest_ready_number_wherever_it_is_asked(tra
     assert TokenizerVersion.objects.resolve("t").number == 2
     listed = {t.name: (t.ready_versions, t.latest) for t in TokenizerRecord.objects.with_latest()}
     assert listed == {"t": (2, 2), "empty": (0, None)}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("ref", ["t@²", "t@١", "t@Prod", "t@-1", "t@1.0"])
+def test_a_ref_that_is_neither_a_number_nor_an_alias_says_so(trained, ref):
+    store(trained, "t")
+    with pytest.raises(Invalid, match="is not a version number or an alias: write a number"):
+        TokenizerVersion.objects.resolve(ref)  # "²" once said "invalid literal for int()"
+    assert TokenizerVersion.objects.resolve("t@1").number == 1

@@ -139,3 +139,26 @@ def test_the_cache_is_redis_beside_a_redis_broker_and_files_on_one_machine(tmp_p
     assert redis.stdout.split() == ["RedisCache", "redis://cache.example:6379/3"]
     files = run_manage(tmp_path, *show)
     assert files.stdout.split() == ["FileBasedCache", str(tmp_path / "cache")]
+
+
+FORCE_A_500 = """
+from django.test import Client, override_settings
+with override_settings(ROOT_URLCONF="tests.web.failing_urls"):
+    answer = Client(raise_request_exception=False).get("/fails/")
+print(answer.status_code)
+print(answer.content.decode())
+"""
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_a_server_error_is_logged_to_stderr_with_its_traceback_in_every_mode(tmp_path, debug):
+    result = run_manage(tmp_path, "shell", "--no-imports", "-c", FORCE_A_500, DEBUG=debug,
+                        SECRET_KEY=GOOD_KEY, HTTPS="0", ALLOWED_HOSTS="testserver")
+    status, _, page = result.stdout.partition("\n")
+    assert status == "500", result.stderr
+    assert result.stderr.count("Internal Server Error: /fails/") == 1  # once, not twice
+    assert result.stderr.count("Traceback (most recent call last)") == 1
+    assert "RuntimeError: a forced failure, for the test" in result.stderr
+    if debug == "0":  # the user sees the plain 500 page, no traceback, no error text
+        assert "<h1>Server error</h1>" in page
+        assert "Traceback" not in page and "forced failure" not in page

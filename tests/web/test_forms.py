@@ -120,6 +120,10 @@ def test_starting_a_run_queues_it_and_shows_its_page(client, registry_data):
     ({"pattern": "custom", "custom_pattern": "(unclosed"}, "pattern", "(unclosed"),
     ({"tokenizer": "bad name"}, "tokenizer", "tokenizer name 'bad name' is not valid"),
     ({"special_tokens": "<s>\n<s>"}, "special_tokens", "<s>"),
+    # the core's bounds, as the API's: once a 500 (the row could not hold it)
+    ({"min_frequency": 2**31}, "min_frequency", "at most 2147483647"),
+    ({"min_frequency": 0}, "min_frequency", "min frequency must be an integer >= 1, got 0"),
+    ({"sweep": "²"}, "sweep", "whole numbers"),
 ])
 def test_bad_run_parameters_are_shown_beside_their_field_and_queue_nothing(
         client, registry_data, changes, field, message):

@@ -108,6 +108,33 @@ def test_the_playground_caps_the_text_with_a_message(client, registry_data):
     assert "the playground encodes at most 20000" in html
 
 
+def test_the_playground_posts_its_text_and_links_a_short_one(client, registry_data):
+    import html as entities
+    import re
+
+    text = "Hello world, 字节!"
+    posted = client.post("/playground/", {"versions": "prose-bpe@1", "text": text})
+    assert posted.status_code == 200
+    shown = posted.content.decode()
+    [link] = re.findall(r'<a href="(/playground/\?[^"]+)">Link to these results</a>', shown)
+    assert posted["HX-Push-Url"] == entities.unescape(link)
+    count = len(registry_data["small"].load_tokenizer().encode_ordinary(text))
+    assert f'data-count="{count}"' in shown
+    followed = page(client, entities.unescape(link))  # the link gives the same results
+    assert f'data-count="{count}"' in followed and f'data-count="{len(text)}"' in followed
+
+
+def test_a_playground_text_of_20000_characters_is_posted_whole(client, registry_data):
+    text = "字" * 20_000  # 180 KB in a URL: a GET of 500 of them got gunicorn's 414
+    posted = client.post("/playground/", {"versions": "prose-bpe@2", "text": text})
+    assert posted.status_code == 200
+    shown = posted.content.decode()
+    assert f'data-count="{len(text)}"' in shown  # the characters baseline: every one
+    assert f'data-count="{len(text.encode())}"' in shown
+    assert "encodes at most" not in shown
+    assert "This text is too long for a link" in shown and posted["HX-Push-Url"] == "false"
+
+
 def test_a_run_page_answers_htmx_with_its_progress_fragment(client, registry_data):
     run = registry_data["runs"][0]
     response = client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true")
@@ -161,6 +188,32 @@ def test_a_download_is_the_same_bytes_each_time_with_its_sha256_as_etag(client, 
     zipped = client.get("/tokenizers/prose-bpe/2/download/gpt2/")
     assert zipped["Content-Disposition"] == 'attachment; filename="prose-bpe-gpt2.zip"'
     assert client.get("/tokenizers/prose-bpe/2/download/sentencepiece/").status_code == 404
+
+
+def test_a_format_that_cannot_hold_the_version_is_a_400_in_words_as_the_api_says(
+        client, registry_data):
+    from tests.registry.helpers import train
+
+    train(registry_data["corpus"], "spaced", vocab_size=300, special_tokens=["a b"])
+    page_answer = client.get("/tokenizers/spaced/1/download/minbpe/")  # once a 500
+    api_answer = client.get("/api/tokenizers/spaced/versions/1/download?format=minbpe")
+    assert page_answer.status_code == 400 == api_answer.status_code
+    reason = "cannot export to minbpe: special token 'a b' holds whitespace"
+    assert page_answer.content.decode() == reason == api_answer.json()["detail"]
+    assert client.get("/tokenizers/spaced/1/download/hf/").status_code == 200
+
+
+def test_special_tokens_with_control_characters_show_as_escapes_not_raw(client, registry_data):
+    from tests.registry.helpers import train
+
+    run = train(registry_data["corpus"], "tricky", vocab_size=300,
+                special_tokens=["\u202eevil", "bell\x07", "a b"])
+    for url in [f"/runs/{run.pk}/", "/tokenizers/tricky/1/"]:
+        html = page(client, url)
+        assert "\u202e" not in html and "\x07" not in html, url
+        assert '<span class="tok-control">&lt;U+202E&gt;</span>' in html, url
+        assert '<span class="tok-control">&lt;U+0007&gt;</span>' in html, url
+        assert '<span class="tok-space">·</span>' in html, url
 
 
 def _json_script(html: str, element_id: str):

@@ -4,6 +4,7 @@ rate get 429 with Retry-After before any view runs or any upload body is read.""
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -18,6 +19,18 @@ REPO = Path(__file__).resolve().parents[2]
 def address():
     """An address of this test's own, so no other test's count is in its window."""
     return f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
+
+
+@pytest.fixture
+def one_window(monkeypatch):
+    """The throttle's clock stopped in the middle of a minute, so that a test's requests all
+    fall in one window however long they take (password hashing is slow on purpose)."""
+    from types import SimpleNamespace
+
+    from tokenizers_app import throttle
+
+    middle = time.time() // 60 * 60 + 30
+    monkeypatch.setattr(throttle, "time", SimpleNamespace(time=lambda: middle))
 
 
 @pytest.mark.parametrize(("rate", "parsed"), [("120/minute", (120, 60)), ("5/second", (5, 1)),
@@ -39,9 +52,12 @@ def test_a_rate_that_does_not_read_names_the_form(rate):
     ("POST", "/api/tokenizers/gpt2/versions/3/encode", "", "encode"),
     ("GET", "/playground/", "text=hello", "encode"),
     ("GET", "/playground/", "", None),
+    ("POST", "/playground/", "", "encode"),
     ("POST", "/runs/new/", "", "writes"),
     ("PUT", "/api/tokenizers/gpt2/aliases/production", "", "writes"),
-    ("POST", "/accounts/login/", "", "writes"),
+    ("POST", "/accounts/login/", "", "signins"),
+    ("POST", "/admin/login/", "", "signins"),
+    ("GET", "/accounts/login/", "", None),
     ("GET", "/api/tokenizers", "", None),
 ])
 def test_each_request_counts_against_the_rate_of_what_it_does(rf, method, path, query, scope):
@@ -78,6 +94,40 @@ def test_encoding_over_the_rate_gets_429_on_the_playground(client, settings, add
     assert client.get("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 200
     assert client.get("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 429
     assert client.get("/playground/", REMOTE_ADDR=address).status_code == 200
+    assert client.post("/playground/", {"text": "hi"}, REMOTE_ADDR=address).status_code == 429
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("login", ["/accounts/login/", "/admin/login/"])
+def test_wrong_passwords_in_a_row_from_one_address_are_slowed_down(client, settings, address,
+                                                                   django_user_model, login,
+                                                                   one_window):
+    settings.THROTTLE_SIGNINS = "10/minute"
+    name = f"user-{uuid.uuid4().hex[:8]}"
+    django_user_model.objects.create_user(name, password="right-password-1", is_staff=True)
+    answers = [client.post(login, {"username": name, "password": f"wrong-{n}"},
+                           REMOTE_ADDR=address).status_code for n in range(30)]
+    assert answers == [200] * 10 + [429] * 20  # the form again (wrong password), then 429
+    refused = client.post(login, {"username": name, "password": "right-password-1"},
+                          REMOTE_ADDR=address)
+    assert refused.status_code == 429 and refused["Retry-After"] == "30"
+    assert "too many sign-ins from this address or for this username (the limit is " \
+           "10/minute, setting THROTTLE_SIGNINS)" in refused.content.decode()
+
+
+@pytest.mark.django_db
+def test_guessing_one_users_password_from_many_addresses_is_slowed_down(client, settings,
+                                                                        address, one_window):
+    settings.THROTTLE_SIGNINS = "5/minute"
+    name = f"user-{uuid.uuid4().hex[:8]}"
+    answers = [client.post("/accounts/login/", {"username": name, "password": "guess"},
+                           REMOTE_ADDR=f"{address}{n}").status_code for n in range(8)]
+    assert answers == [200] * 5 + [429] * 3
+    assert client.post("/accounts/login/", {"username": name.upper(), "password": "guess"},
+                       REMOTE_ADDR=address + "9").status_code == 429  # the same username
+    other = client.post("/accounts/login/", {"username": name + "x", "password": "guess"},
+                        REMOTE_ADDR=address + "9")
+    assert other.status_code == 200  # another user, from an address with no count yet
 
 
 @pytest.mark.django_db

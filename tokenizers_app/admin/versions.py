@@ -31,6 +31,13 @@ from ..services.staff import (
     move_alias,
     publish_version,
 )
+from ..templatetags.tokens import tokens
+
+
+@admin.display(description="special tokens")
+def special_tokens_shown(row):
+    """A run's or a version's special tokens as the pages show them (``<U+202E>``, ``·``)."""
+    return tokens(row.special_tokens)
 
 
 class StaffAdmin(admin.ModelAdmin):
@@ -93,9 +100,11 @@ class TrainingRunAdmin(StaffAdmin):
                     "progress_done", "progress_total", "attempt", "created_at"]
     list_filter = ["status"]
     actions = ["cancel_runs"]
+    exclude = ["special_tokens"]  # shown safely instead
 
     def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in TrainingRun._meta.get_fields() if f.concrete]
+        return [special_tokens_shown if f.name == "special_tokens" else f.name
+                for f in TrainingRun._meta.get_fields() if f.concrete]
 
     @admin.action(description="Cancel the selected runs")
     def cancel_runs(self, request, queryset):
@@ -169,8 +178,8 @@ class TokenizerVersionAdmin(StaffAdmin):
     search_fields = ["tokenizer__name", "digest", "notes"]
     actions = ["publish", "deprecate"]
     fields = ["tokenizer", "number", "status", "lifecycle", "notes", "algorithm", "pattern",
-              "special_tokens", "vocab_size", "merge_count", "digest", "source", "source_detail",
-              "training_run", "created_by", "created_at"]
+              special_tokens_shown, "vocab_size", "merge_count", "digest", "source",
+              "source_detail", "training_run", "created_by", "created_at"]
     readonly_fields = [f for f in fields if f != "notes"]
     inlines = [EvaluationInline, VersionAliasInline]
 

@@ -77,8 +77,9 @@ def install(api) -> None:
     for kind in (OperationalError, InterfaceError):  # answered as the pages' guard answers it
         api.add_exception_handler(kind, database_gone)
     api.add_exception_handler(DataError, lambda request, error: api.create_response(
-        request, {"detail": "the request holds text the database cannot store or compare "
-                            "(a NUL byte, say): no name or value here contains it"}, status=400))
+        request, {"detail": "the request holds a value the database cannot store or compare "
+                            "(text with a NUL byte, or a number out of range): no name or "
+                            "value here holds one"}, status=400))
 
 
 @csrf_exempt

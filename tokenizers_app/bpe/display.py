@@ -34,6 +34,14 @@ def token_text(token: bytes) -> str:
     return "".join(shown for shown, _ in token_segments(token))
 
 
+def tokens_text(tokens) -> str:
+    """Special tokens (strings) or tokens (bytes) on one line, each shown as ``token_text`` shows
+    it, so a space inside one is ``·`` and the spaces between them part them:
+    ``tokens_text(["<s>", "a b", "\u202e"]) -> "<s> a·b <U+202E>"``; no token: ``"none"``."""
+    shown = [token_text(t.encode() if isinstance(t, str) else t) for t in tokens]
+    return " ".join(shown) or "none"
+
+
 def _show(char: str) -> Segment:
     if char in VISIBLE:
         return VISIBLE[char]

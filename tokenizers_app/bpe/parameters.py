@@ -15,6 +15,11 @@ from .checks import is_int
 from .pretokenize import PreTokenizer
 from .special_tokens import check_special_tokens
 
+MIN_FREQUENCY_BOUNDS = (1, 2**31 - 1)
+"""The least and the greatest ``min_frequency``: a pair seen once may merge; the greatest is the
+largest count a database integer column holds (a run's row keeps it), far above any pair's count
+in a corpus the registry takes. Forms take their ``min``/``max`` from here."""
+
 
 @dataclass(frozen=True)
 class TrainingParameters:
@@ -55,10 +60,14 @@ def check_vocab_size(vocab_size, num_special: int, maximum: int | None = None) -
 
 
 def check_min_frequency(min_frequency) -> int:
-    """``check_min_frequency(2) -> 2``; 0, ``True`` or ``"2"`` raise ``Invalid``."""
-    if not is_int(min_frequency) or min_frequency < 1:
-        raise Invalid(f"min frequency must be an integer >= 1, got {min_frequency!r}",
+    """``check_min_frequency(2) -> 2``; 0, 2**31, ``True`` or ``"2"`` raise ``Invalid``."""
+    low, high = MIN_FREQUENCY_BOUNDS
+    if not is_int(min_frequency) or min_frequency < low:
+        raise Invalid(f"min frequency must be an integer >= {low}, got {min_frequency!r}",
                       field="min_frequency")
+    if min_frequency > high:
+        raise Invalid(f"min frequency must be at most {high} (the largest count a run keeps), "
+                      f"got {min_frequency!r}", field="min_frequency")
     return min_frequency
 
 

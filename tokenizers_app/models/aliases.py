@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from tokenizers_app.errors import Invalid
+
 # An alias name: it starts with a letter, so it is never read as a version number (``web@3``).
 # The one rule: the service checks names with it, and the pages' URLs match refs with it.
 ALIAS_PATTERN = r"[a-z][a-z0-9_-]{0,49}"
+
+
+def version_number(ref: str) -> int | None:
+    """What a ref after the ``@`` names: a version number, or an alias (``None``):
+    ``version_number("3") -> 3``, ``version_number("production") -> None``; a ref that is
+    neither (``"²"``, ``"Prod"``) raises ``Invalid`` saying so."""
+    if ref.isascii() and ref.isdigit():  # "²".isdigit() is true, and int("²") fails
+        return int(ref)
+    if re.fullmatch(ALIAS_PATTERN, ref):
+        return None
+    raise Invalid(f"{ref!r} is not a version number or an alias: write a number (1, 2, ...) or "
+                  f"an alias (lowercase letters, digits, '_' or '-', starting with a letter)")
 
 
 class Alias(models.Model):

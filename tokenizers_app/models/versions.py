@@ -19,6 +19,7 @@ from tokenizers_app.bpe.training import build_vocab, has_standard_layout
 from tokenizers_app.caches import BoundedCache
 from tokenizers_app.errors import Conflict, Damaged, Invalid, NotFound
 
+from .aliases import version_number
 from .contents import MergeRule, VocabEntry
 from .rows import bulk_insert, fetch_rows, q
 from .runs import Algorithm, TrainingRun
@@ -75,10 +76,10 @@ class VersionQuerySet(models.QuerySet):
         if not version_ref:
             found = self.filter(tokenizer__name=name).latest_first().first()
         else:  # one row at most (unique together): no ORDER BY to build
-            by = {"number": int(version_ref)} if version_ref.isdigit() else {
-                "aliases__name": version_ref}
-            query = self.filter(tokenizer__name=name, **by)
-            if version_ref.isdigit():
+            number = version_number(version_ref)
+            query = self.filter(tokenizer__name=name).filter(
+                **{"number": number} if number is not None else {"aliases__name": version_ref})
+            if number is not None:
                 query = query.ready()
             found = next(iter(query.order_by()[:1]), None)
         return found or self._not_found(name, version_ref)
@@ -91,8 +92,8 @@ class VersionQuerySet(models.QuerySet):
         versions = self.filter(tokenizer=tokenizer).ready()
         if not version_ref:
             raise NotFound(f"tokenizer {name!r} has no ready version yet")
-        if version_ref.isdigit():
-            return self._by_number(versions, name, int(version_ref))
+        if version_number(version_ref) is not None:
+            return self._by_number(versions, name, version_number(version_ref))
         known = ", ".join(tokenizer.aliases.values_list("name", flat=True)) or "none"
         raise NotFound(f"tokenizer {name!r} has no alias {version_ref!r} (aliases: {known})")
 

@@ -31,7 +31,8 @@ def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[st
         return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
     files = dumps_tokenizer(version.load_tokenizer(), format, name)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=folder.parent))
+    # a ".part" folder: what a killed render leaves, the sweep removes (``services.sweep``)
+    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".staging-", suffix=".part"))
     try:
         with room_checked(NOTHING_WRITTEN):
             write_files(staging, files)

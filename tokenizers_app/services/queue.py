@@ -1,6 +1,7 @@
 """Sending a task once the transaction that made its rows commits. When the broker does not
-answer, nothing is raised where the task is sent: the rows stay queued, ``on_failure`` is told
-(so that a command, a page or the API can say so; else one warning line is logged), and the reaper
+answer, nothing is raised where the task is sent: the rows stay queued, one warning line with
+the broker's reason is logged (the reason names the broker's host, so only the log has it),
+``on_failure`` is told (so that a command, a page or the API can say so), and the reaper
 sends the task again later (runs after ``RUN_STALE_SECONDS``, evaluations after
 ``EVALUATION_RESEND_SECONDS``); a second delivery of a task does nothing."""
 
@@ -35,11 +36,10 @@ def send_on_commit(task, *args, on_failure=None) -> None:
     def send() -> None:
         try:
             task.apply_async(args, retry=True, retry_policy=RETRY_POLICY)
-        except BROKER_ERRORS as exc:
-            if on_failure is not None:  # the caller tells the user
+        except BROKER_ERRORS as exc:  # its words name the broker's host: the log's alone
+            log.warning("%s%r not sent: the task queue does not answer (%s); it stays "
+                        "queued and the reaper sends it again", task.name, args, exc)
+            if on_failure is not None:  # the caller tells the user, in words of its own
                 on_failure(exc)
-            else:
-                log.warning("%s%r not sent: the task queue does not answer (%s); it stays "
-                            "queued and the reaper sends it again", task.name, args, exc)
 
     transaction.on_commit(send)

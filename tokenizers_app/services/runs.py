@@ -58,8 +58,8 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
     if unsent:
         raise QueueUnavailable(run, f"run {run.pk} is saved, but the task queue does not answer "
-                                    f"({unsent[0]}): the run waits for the queue and is sent "
-                                    f"when it is back")
+                                    f"(the reason is in the server's log): the run waits for "
+                                    f"the queue and is sent when it is back")
     return run
 
 

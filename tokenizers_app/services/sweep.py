@@ -1,7 +1,8 @@
 """The periodic sweep of what dead work left in ``MEDIA_ROOT``: the count files of fan-out
 attempts that will never be merged (their run finished, moved to a newer attempt, or is gone),
 corpus files that no row holds (the database failed between the move and the INSERT), and the
-``.part`` files of uploads, imports and writes whose process was killed. Beat runs it
+``.part`` files of uploads, imports and writes whose process was killed, and the ``.part``
+staging folders of downloads whose render was (under ``exports/``). Beat runs it
 every ``SWEEP_EVERY_SECONDS``; a file is left alone until it is ``SWEEP_MIN_AGE_SECONDS`` old,
 so work in progress is never touched."""
 
@@ -17,8 +18,8 @@ from ..models import Corpus, TrainingRun
 
 
 def sweep_leftovers(*, min_age_seconds: int | None = None) -> dict[str, list[str]]:
-    """Remove dead attempts' count folders and stale ``.part`` files; returns what went, as
-    paths relative to ``MEDIA_ROOT``."""
+    """Remove dead attempts' count folders and stale ``.part`` files and folders; returns what
+    went, as paths relative to ``MEDIA_ROOT``."""
     if min_age_seconds is None:
         min_age_seconds = settings.SWEEP_MIN_AGE_SECONDS
     media = Path(settings.MEDIA_ROOT)
@@ -33,12 +34,12 @@ def sweep_leftovers(*, min_age_seconds: int | None = None) -> dict[str, list[str
         if orphan.stat().st_mtime < cutoff:
             orphan.unlink(missing_ok=True)
             removed["corpus files"].append(str(orphan.relative_to(media)))
-    for part in media.rglob("*.part") if media.is_dir() else ():
+    for part in sorted(media.rglob("*.part")) if media.is_dir() else ():  # folders first
         try:
-            if part.is_file() and part.stat().st_mtime < cutoff:
-                part.unlink()
+            if part.stat().st_mtime < cutoff:
+                shutil.rmtree(part) if part.is_dir() else part.unlink()
                 removed["part files"].append(str(part.relative_to(media)))
-        except FileNotFoundError:  # finished (moved into place) meanwhile
+        except FileNotFoundError:  # finished (moved into place) meanwhile, or its folder went
             continue
     return removed
 

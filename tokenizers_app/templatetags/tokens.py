@@ -1,4 +1,5 @@
 """``{{ token_bytes|token }}``: a token as safe, readable HTML, everywhere a token is shown;
+``{{ version.special_tokens|tokens }}``: a list of them (the admin shows them with it too);
 ``{% token_groups groups %}``: the playground's strip of them.
 
 Every part is escaped (``format_html``); escapes such as ``<0xE4>`` and visible whitespace get
@@ -12,6 +13,7 @@ from functools import lru_cache
 
 from django import template
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from ..bpe.display import token_segments
 
@@ -32,6 +34,13 @@ def _token_html(data: bytes):
     parts = format_html_join("", '<span class="tok-{}">{}</span>',
                              ((kind, shown) for shown, kind in token_segments(data)))
     return format_html('<span class="tok">{}</span>', parts)
+
+
+@register.filter
+def tokens(values):
+    """Each token as ``token`` shows it, in ``<code>``, space-separated; ``none`` for none."""
+    shown = format_html_join(" ", "<code>{}</code>", ((token(value),) for value in values or ()))
+    return shown or mark_safe("none")
 
 
 @register.simple_tag

@@ -2,8 +2,10 @@
 differently) and ``/playground/`` (a text encoded by several versions and the baselines)."""
 
 from dataclasses import asdict
+from urllib.parse import urlencode
 
 from django.shortcuts import render
+from django.urls import reverse
 
 from ..bpe.baselines import ByteTokenizer, CharTokenizer
 from ..bpe.inspection import words_split_differently
@@ -16,12 +18,15 @@ from ..services.comparisons import compare_versions, evaluation_corpus
 from .access import readable
 
 PLAYGROUND_MAX_CHARS = 20_000
+# The playground's form is POSTed (a text of 20,000 characters is up to 180 KB once encoded in a
+# URL, and servers refuse request lines over 4 KB: gunicorn's 414); a text whose link fits in
+# this many characters also gets a shareable GET link.
+SHARE_LINK_MAX_CHARS = 2_000
 SPLIT_WORDS_SHOWN = 50
 BASELINES = [("bytes", ByteTokenizer()), ("characters", CharTokenizer())]
 
 
-def _versions(request, form_errors: list) -> list:
-    refs = request.GET.get("versions", "")
+def _versions(refs: str, form_errors: list) -> list:
     if not refs:
         return []
     try:
@@ -45,7 +50,7 @@ def _corpus(request, corpora, form_errors: list) -> Corpus | None:
 @readable
 def compare(request):
     errors: list[str] = []
-    versions = _versions(request, errors)
+    versions = _versions(request.GET.get("versions", ""), errors)
     corpora = Corpus.objects.for_evaluation().order_by("name")
     corpus = _corpus(request, corpora, errors)
     found = compare_versions(versions=versions, corpus=corpus) if corpus and versions else None
@@ -88,9 +93,12 @@ def sweep_curve(columns: list) -> dict | None:
 
 @readable
 def playground(request):
+    """The form POSTs its text (any length up to the cap); a GET link with ``versions`` and
+    ``text`` (a shared one) answers the same."""
+    data = request.POST if request.method == "POST" else request.GET
     errors: list[str] = []
-    versions = _versions(request, errors)
-    text = request.GET.get("text", "")
+    refs, text = data.get("versions", ""), data.get("text", "")
+    versions = _versions(refs, errors)
     if len(text) > PLAYGROUND_MAX_CHARS:
         errors.append(f"the text holds {len(text)} characters; the playground encodes at most "
                       f"{PLAYGROUND_MAX_CHARS}: shorten it (or use the encode API)")
@@ -103,11 +111,22 @@ def playground(request):
     else:
         status = 200
     rows += [(name, _encoded(baseline, text)) for name, baseline in BASELINES] if text else []
-    return render(request, "tokenizers_app/playground.html", {
-        "errors": errors, "text": text, "refs": request.GET.get("versions", ""), "rows": rows,
+    link = share_link(refs, text)
+    response = render(request, "tokenizers_app/playground.html", {
+        "errors": errors, "text": text, "refs": refs, "rows": rows, "link": link,
+        "link_max": SHARE_LINK_MAX_CHARS,
         "choices": TokenizerVersion.objects.ready().select_related("tokenizer")
                                            .order_by("tokenizer__name", "-number")[:200]},
         status=status)
+    response["HX-Push-Url"] = link or "false"  # the address bar shows a link that works
+    return response
+
+
+def share_link(refs: str, text: str) -> str | None:
+    """The GET link to these results, or None when it would be too long to work everywhere:
+    ``share_link("a@1", "hi") -> "/playground/?versions=a%401&text=hi"``."""
+    link = reverse("playground") + "?" + urlencode({"versions": refs, "text": text})
+    return link if len(link) <= SHARE_LINK_MAX_CHARS else None
 
 
 def _encoded(tokenizer, text: str) -> dict:

@@ -8,7 +8,8 @@ from django.shortcuts import get_object_or_404, render
 from ..bpe.formats import FORMATS
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
-from ..errors import NotFound
+from ..errors import REFUSALS, NotFound
+from ..guards import refusal
 from ..models import MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download
 from .access import readable
@@ -91,8 +92,14 @@ def tree_rows(tree: dict, most: int) -> list[tuple[int, dict]]:
 
 @readable
 def version_download(request, name, ref, format):
-    """The version's files in one format, as an attachment; ``ETag`` is the bytes' sha256."""
+    """The version's files in one format, as an attachment; ``ETag`` is the bytes' sha256. A
+    format that cannot hold this version (minbpe and a special token with a space, say) is a
+    400 in words, as the API answers it."""
     version = _version(name, ref)
     if format not in FORMATS:
         raise NotFound(f"no format {format!r}: choose one of {', '.join(FORMATS)}")
-    return artifact_response(request, render_download(version=version, format=format))
+    try:
+        download = render_download(version=version, format=format)
+    except REFUSALS as refused:  # a registry error keeps its own status (a full disk 507)
+        return refusal(request, str(refused), getattr(refused, "status", 400))
+    return artifact_response(request, download)

@@ -63,3 +63,36 @@ def test_nothing_is_removed_before_it_is_old_enough(corpus):
     make("exports/abc/hf/download/.tokenizer.json.x.part", 10)
     assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "corpus files": [],
                                                    "part files": []}
+
+
+def test_a_render_killed_mid_write_leaves_a_staging_folder_the_sweep_removes(corpus,
+                                                                            monkeypatch):
+    from tests.registry.helpers import train
+    from tokenizers_app.services import downloads
+
+    version = train(corpus, "t", vocab_size=300).versions.get()
+    staged = []
+
+    def killed(folder, files):  # a first file half written, then the process dies
+        (folder / ".tokenizer.json.x.part").write_bytes(b'{"half')
+        staged.append(folder)
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as dying:
+        dying.setattr(downloads, "write_files", killed)
+        dying.setattr(downloads.shutil, "rmtree", lambda *args, **kwargs: None)  # no clean-up
+        with pytest.raises(SystemExit):
+            downloads.render_tokenizer_files(version=version, format="hf")
+    [folder] = staged
+    exports = Path(settings.MEDIA_ROOT) / "exports"
+    assert folder.parent == exports / version.digest / "hf" and folder.name.endswith(".part")
+    assert sweep_leftovers(min_age_seconds=60)["part files"] == []  # a render may be under way
+    then = time.time() - 3600
+    os.utime(folder, (then, then))
+
+    removed = sweep_leftovers(min_age_seconds=60)
+
+    assert removed["part files"] == [str(folder.relative_to(settings.MEDIA_ROOT))]
+    assert not folder.exists()
+    assert downloads.render_tokenizer_files(version=version, format="hf")  # renders again
+    assert [p.name for p in (exports / version.digest / "hf").iterdir()] == ["t"]

@@ -1,5 +1,6 @@
 """``manage.py show NAME@REF [--json]``"""
 
+from tokenizers_app.bpe.display import tokens_text
 from tokenizers_app.bpe.metric_text import metric_text
 from tokenizers_app.bpe.metrics import HEADLINE_METRICS
 from tokenizers_app.management.listing import ReadCommand
@@ -22,7 +23,7 @@ class Command(ReadCommand):
         lines = [f"{v['ref']}  vocab {v['vocab_size']}, {v['merges']} merges, {v['lifecycle']}"
                  f"{'  aliases: ' + ', '.join(v['aliases']) if v['aliases'] else ''}",
                  f"digest   {v['digest']}", f"pattern  {v['pattern']}",
-                 f"special  {' '.join(v['special_tokens']) or 'none'}",
+                 f"special  {tokens_text(v['special_tokens'])}",
                  f"source   {v['lineage']['source']} {v['lineage']['source_detail']}".rstrip()]
         if run:
             lines.append(f"run      {run['id']}: " + ", ".join(
