@@ -5,32 +5,21 @@ never deleted here, so the record of who held which key stays."""
 from django.contrib import admin, messages
 
 from ..models import ApiKey
+from .versions import StaffAdmin
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(StaffAdmin):
+    """Staff see, create and revoke keys (``StaffAdmin``: readable and changeable by any active
+    staff user, nothing deleted), and only here may they add a row."""
+
     list_display = ("prefix", "user", "name", "created_at", "last_used_at", "revoked_at")
     list_filter = ("revoked_at",)
     search_fields = ("prefix", "name", "user__username")
     actions = ["revoke"]
 
-    def _is_staff(self, request) -> bool:
-        return request.user.is_active and request.user.is_staff
-
-    def has_module_permission(self, request):
-        return self._is_staff(request)
-
-    def has_view_permission(self, request, obj=None):
-        return self._is_staff(request)
-
     def has_add_permission(self, request):
         return self._is_staff(request)
-
-    def has_change_permission(self, request, obj=None):
-        return self._is_staff(request)
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def get_fields(self, request, obj=None):
         if obj is None:
