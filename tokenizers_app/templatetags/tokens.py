@@ -10,6 +10,7 @@ than by a template loop, which took about 0.1 ms a token (5-7 s for the longest 
 """
 
 from functools import lru_cache
+from html import escape
 
 from django import template
 from django.utils.html import format_html, format_html_join
@@ -45,17 +46,37 @@ def tokens(values):
 
 @register.simple_tag
 def token_groups(groups):
-    """One colored span per group (the tokens that spell whole characters, from
-    ``bpe.token_groups``), titled with its ids."""
-    spans = format_html_join("", '<span class="tok-group c{}" title="{}">{}</span>', (
-        (number % COLORS, _group_title(group["ids"]), _token_html(group["bytes"]))
-        for number, group in enumerate(groups)))
-    return format_html('<p class="token-strip">{}</p>', spans)
+    """The playground's strip: one span per group (the tokens that spell whole characters, from
+    ``bpe.token_groups``), kept small because a strip can hold 20,000 of them: a short class
+    (``t``, its color ``c0``..``c4``, ``s`` when a character is cut into several tokens, ``d``
+    when another version cuts this text differently), its ids in ``data-i`` (shown on request,
+    and in the detail panel), ``data-n`` for a cut character's token count, no title. A group
+    that ends a line ends the strip's line too."""
+    parts = []
+    for number, group in enumerate(groups):
+        ids = group["ids"]
+        kind = f"t c{number % COLORS}"
+        extra = ""
+        if len(ids) > 1:
+            kind += " s"
+            extra = f' data-n="{len(ids)}"'
+        if group.get("differs"):
+            kind += " d"
+        shown = _strip_html(group["bytes"])
+        parts.append(f'<span class="{kind}" data-i="{" ".join(map(str, ids))}"{extra}>{shown}'
+                     f'</span>{"<br>" if shown.endswith(NEWLINE) else ""}')
+    return mark_safe(f'<p class="token-strip">{"".join(parts)}</p>')
 
 
-def _group_title(ids: list[int]) -> str:
-    """``[7]`` -> ``"id 7"``; ``[226, 130]`` -> ``"ids 226, 130 (one character cut in 2
-    tokens)"``."""
-    if len(ids) == 1:
-        return f"id {ids[0]}"
-    return f"ids {', '.join(map(str, ids))} (one character cut in {len(ids)} tokens)"
+NEWLINE = '<i class="w">↵</i>'
+SHORT_KINDS = {"space": "w", "newline": "w", "tab": "w", "byte": "x", "control": "x"}
+
+
+@lru_cache(maxsize=65536)
+def _strip_html(data: bytes) -> str:
+    """A token's text in the strip: escaped, its visible whitespace in ``<i class="w">`` and its
+    escapes (``<0xE4>``, ``<U+200B>``) in ``<i class="x">``:
+    ``_strip_html(b" <a\n") -> '<i class="w">·</i>&lt;a<i class="w">↵</i>'``."""
+    return "".join(escape(shown) if kind == "text" else
+                   f'<i class="{SHORT_KINDS[kind]}">{escape(shown)}</i>'
+                   for shown, kind in token_segments(data))
