@@ -4,6 +4,8 @@ is shown once, whole, with the ids of all its tokens."""
 
 from __future__ import annotations
 
+from itertools import accumulate
+
 
 def token_groups(tokenizer, text: str) -> list[dict]:
     """``{"ids": [...], "tokens": [bytes, ...], "text": str, "bytes": bytes, "start": int}`` per
@@ -12,21 +14,17 @@ def token_groups(tokenizer, text: str) -> list[dict]:
     ``[{"ids": [97], "tokens": [b"a"], "text": "a", "bytes": b"a", "start": 0}, {"ids": [226, 130,
     172], "tokens": [b"\\xe2", b"\\x82", b"\\xac"], "text": "€", ..., "start": 1}]``."""
     data = text.encode()
-    starts = {0, len(data)}
-    offset = 0
-    for char in text:
-        offset += len(char.encode())
-        starts.add(offset)
-    groups, current = [], {"ids": [], "tokens": [], "start": 0}
+    ends = set(range(len(data) + 1)) if len(data) == len(text) else \
+        set(accumulate(map(len, map(str.encode, text))))  # where each character ends
+    groups, ids, tokens, group_start = [], [], [], 0
     for token_id, start, end in tokenizer.token_spans(text, ()):
-        current["ids"].append(token_id)
-        current["tokens"].append(data[start:end])
-        if end in starts:
-            spelled = data[current["start"]:end]
-            groups.append({"ids": current["ids"], "tokens": current["tokens"],
-                           "text": spelled.decode(), "bytes": spelled,
-                           "start": current["start"]})
-            current = {"ids": [], "tokens": [], "start": end}
+        ids.append(token_id)
+        tokens.append(data[start:end])
+        if end in ends:
+            spelled = data[group_start:end]
+            groups.append({"ids": ids, "tokens": tokens, "text": spelled.decode(),
+                           "bytes": spelled, "start": group_start})
+            ids, tokens, group_start = [], [], end
     return groups
 
 

@@ -47,36 +47,39 @@ def tokens(values):
 @register.simple_tag
 def token_groups(groups):
     """The playground's strip: one span per group (the tokens that spell whole characters, from
-    ``bpe.token_groups``), kept small because a strip can hold 20,000 of them: a short class
-    (``t``, its color ``c0``..``c4``, ``s`` when a character is cut into several tokens, ``d``
-    when another version cuts this text differently), its ids in ``data-i`` (shown on request,
-    and in the detail panel), ``data-n`` for a cut character's token count, no title. A group
-    that ends a line ends the strip's line too."""
+    ``bpe.token_groups``), kept small because a strip can hold 20,000 of them: its ids in
+    ``data-i`` (shown on request, and in the detail panel), a class only when marked (``s``: a
+    character cut into several tokens, ``data-n`` of them; ``d``: another version cuts this
+    text differently), no title; the colors come from the stylesheet (``nth-of-type``). A group
+    that holds a newline ends the strip's line."""
     parts = []
-    for number, group in enumerate(groups):
+    for group in groups:
         ids = group["ids"]
-        kind = f"t c{number % COLORS}"
-        extra = ""
+        marks = ("s" if len(ids) > 1 else "") + (" d" if group.get("differs") else "")
+        extra = f' class="{marks.strip()}"' if marks else ""
         if len(ids) > 1:
-            kind += " s"
-            extra = f' data-n="{len(ids)}"'
-        if group.get("differs"):
-            kind += " d"
+            extra += f' data-n="{len(ids)}"'
         shown = _strip_html(group["bytes"])
-        parts.append(f'<span class="{kind}" data-i="{" ".join(map(str, ids))}"{extra}>{shown}'
-                     f'</span>{"<br>" if shown.endswith(NEWLINE) else ""}')
+        parts.append(f'<span data-i="{" ".join(map(str, ids))}"{extra}>{shown}</span>'
+                     + ("<br>" if b"\n" in group["bytes"] else ""))
     return mark_safe(f'<p class="token-strip">{"".join(parts)}</p>')
-
-
-NEWLINE = '<i class="w">↵</i>'
-SHORT_KINDS = {"space": "w", "newline": "w", "tab": "w", "byte": "x", "control": "x"}
 
 
 @lru_cache(maxsize=65536)
 def _strip_html(data: bytes) -> str:
-    """A token's text in the strip: escaped, its visible whitespace in ``<i class="w">`` and its
-    escapes (``<0xE4>``, ``<U+200B>``) in ``<i class="x">``:
-    ``_strip_html(b" <a\n") -> '<i class="w">·</i>&lt;a<i class="w">↵</i>'``."""
+    """A token's text in the strip: escaped, its visible whitespace in ``<i>`` and its escapes
+    (``<0xE4>``, ``<U+200B>``) in ``<i class="x">``, a run of either in one:
+    ``_strip_html(b"\\n  <a") -> '<i>↵··</i>&lt;a'``."""
+    runs: list[list[str]] = []  # [kind, shown]
+    for shown, kind in token_segments(data):
+        kind = SHORT_KINDS.get(kind, kind)
+        if runs and runs[-1][0] == kind:
+            runs[-1][1] += shown
+        else:
+            runs.append([kind, shown])
     return "".join(escape(shown) if kind == "text" else
-                   f'<i class="{SHORT_KINDS[kind]}">{escape(shown)}</i>'
-                   for shown, kind in token_segments(data))
+                   f'<i>{escape(shown)}</i>' if kind == "w" else f'<i class="x">{escape(shown)}</i>'
+                   for kind, shown in runs)
+
+
+SHORT_KINDS = {"space": "w", "newline": "w", "tab": "w", "byte": "x", "control": "x"}
