@@ -66,3 +66,66 @@ def test_playground_dims_the_old_result_while_it_encodes(visitor, live_server, d
         route.continue_()
     page.wait_for_selector("#playground-out .loading", state="hidden")
     assert "again" in page.inner_text("#results")
+
+
+def sign_in_as(tab, username: str, password: str) -> None:
+    page = tab.go("/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(tab.base_url + "/")
+
+
+def fits(page) -> bool:
+    return page.evaluate(
+        "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_run_page_tells_the_whole_story(visitor, live_server, data, width):
+    tab = visitor(width)
+    run = data["runs"][1]
+    page = tab.go(f"/runs/{run.pk}/")
+    assert page.locator("#run-scores tbody tr").count() == 1  # one version, one corpus
+    assert "every merge" in page.inner_text("main")
+    page.click("text=Compare it with other versions")
+    page.wait_for_url("**/compare/?versions=prose-bpe%402")
+    assert fits(tab.go(f"/runs/{run.pk}/"))
+    accessible(tab, "run-story")
+    sign_in_as(tab, "member", "pw-member-1")
+    page = tab.go(f"/runs/{run.pk}/")
+    page.click("text=Run again with changes")
+    page.wait_for_url("**/runs/new/?*")
+    assert page.input_value("#id_vocab_size") == "600"
+    assert page.input_value("#id_tokenizer") == "prose-bpe"
+    accessible(tab, "run-again-form")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_version_page_helps_people_use_it(visitor, live_server, data, width):
+    tab = visitor(width)
+    sign_in_as(tab, "staff", "pw-staff-1")
+    page = tab.go("/tokenizers/prose-bpe/2/")
+    assert "Tokenizer.from_file(\"tokenizer.json\")" in page.inner_text("#use")
+    assert live_server.url + "/tokenizers/prose-bpe/2/download/hf/" in page.inner_text("#use")
+    assert fits(page)
+    accessible(tab, "version-use")
+    page.fill("#alias-name", "candidate")
+    page.click("text=Move the alias")
+    page.wait_for_selector("text=alias candidate now points at prose-bpe@2")
+    assert "candidate" in page.inner_text("h1")
+    page.click("text=Publish prose-bpe@2")
+    page.wait_for_selector("text=prose-bpe@2 is published")
+    page = tab.go("/tokenizers/prose-bpe/2/vocab/")
+    page.select_option("#vocab-sort", "length")
+    page.click("form.search button[type=submit]")
+    page.wait_for_url("**sort=length**")
+    assert "longest first" in page.inner_text("#vocab-count")
+    assert fits(page)
+    accessible(tab, "vocab-by-length")
+    page = tab.go("/tokenizers/prose-bpe/2/merges/")
+    page.fill("#q", "th")
+    page.click("form.search button[type=submit]")
+    page.wait_for_url("**q=th**")
+    assert "whose result holds “th”" in page.inner_text("#merge-count")
+    accessible(tab, "merges-search")

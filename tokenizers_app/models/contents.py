@@ -30,9 +30,9 @@ class MergeRuleQuerySet(models.QuerySet):
         if not needle:
             return self
         if connection.vendor == "postgresql":
-            return self.extra(where=["position(%s::bytea in (\"left\" || \"right\")) > 0"],
+            return self.extra(where=['position(%s::bytea in ("left" || "right")) > 0'],
                               params=[needle])
-        return self.extra(where=["instr(CAST(\"left\" || \"right\" AS BLOB), %s) > 0"],
+        return self.extra(where=['instr(CAST("left" || "right" AS BLOB), %s) > 0'],
                           params=[needle])
 
 
