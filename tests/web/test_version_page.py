@@ -129,3 +129,11 @@ def test_the_merge_table_is_searchable(client, registry_data):
     assert f'{len(expected)} merge{"s" if len(expected) != 1 else ""} whose result holds' in html
     ranks = [int(r) for r in re.findall(r'<tr><td class="num">(\d+)</td>', html)]
     assert ranks == expected[:100]
+
+
+def test_a_vocabulary_search_looks_through_every_token(client, registry_data):
+    html = page(client, "/tokenizers/prose-bpe/2/vocab/?q=endoftext")
+    assert "&lt;|endoftext|&gt;" in html or "endoftext" in html.split("<tbody>")[1]
+    assert "1 token containing" in html
+    learned = page(client, "/tokenizers/prose-bpe/2/vocab/?q=endoftext&show=learned")
+    assert "0 learned tokens containing" in learned

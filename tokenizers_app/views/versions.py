@@ -62,9 +62,11 @@ def usage_urls(request, version) -> dict:
 
 @readable
 def version_vocab(request, name, ref):
-    """The learned tokens first (``show=all``: every token), in rank order or by length."""
+    """The learned tokens (``show=all``: every token; a search looks through every token unless
+    ``show=learned``), in rank order or by length."""
     version = _version(name, ref)
-    query, show = request.GET.get("q", ""), request.GET.get("show", "learned")
+    query = request.GET.get("q", "")
+    show = request.GET.get("show") or ("all" if query else "learned")
     sort = "length" if request.GET.get("sort") == "length" else "rank"
     entries = VocabEntry.objects.filter(version=version).containing(query.encode())
     entries = entries if show == "all" else entries.learned()
