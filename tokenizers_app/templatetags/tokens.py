@@ -19,7 +19,6 @@ from django.utils.safestring import mark_safe
 from ..bpe.display import token_segments
 
 register = template.Library()
-COLORS = 5  # the strip's colors, c0..c4, one after the other
 
 
 @register.filter
