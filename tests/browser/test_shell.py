@@ -1,0 +1,97 @@
+"""The shell around the pages (issue 19): ``manage.py start``'s own error pages, phone layouts,
+the signed-in home. Screenshots at 1280 and 390 px in ``test-artifacts/screenshots/``."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import SHOTS
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+# every element that leaves the page's width or clips its own text, outside a table's scroller
+OVERFLOWS = """() => {
+  const width = document.documentElement.clientWidth, found = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    if (el.parentElement.closest('.table-scroll')) continue;
+    const box = el.getBoundingClientRect(), style = getComputedStyle(el);
+    if (box.width < 2 || style.visibility === 'hidden' || style.position === 'fixed') continue;
+    const clips = ['hidden', 'clip'].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
+    if (box.right > width + 1 || clips)
+      found.push(el.tagName.toLowerCase() + (el.className ? '.' + el.className : '') + ': ' +
+                 (el.innerText || '').slice(0, 40));
+  }
+  return found;
+}"""
+
+
+def overflowing(page) -> list[str]:
+    """What leaves its box at this width (a table inside ``.table-scroll`` may scroll)."""
+    return page.evaluate(OVERFLOWS)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def started(tmp_path):
+    """``manage.py start`` as a person runs it on a bare checkout (no environment at all)."""
+    port = free_port()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/"),
+           "REGISTRY_VAR_DIR": str(tmp_path / "var")}
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "start", "--no-demo", "--no-worker", f"127.0.0.1:{port}"],
+        cwd=REPO, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(base + "/health", timeout=2)
+                break
+            except OSError:
+                assert server.poll() is None, server.stderr.read().decode()
+                time.sleep(0.1)
+        yield base
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+def test_start_serves_the_apps_own_not_found_page_that_fits_a_phone(browser, tmp_path):
+    with started(tmp_path) as base:
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(base + "/tokenizers/copyright-bpe/production/")
+        body = answer.value.read().decode()
+        assert answer.value.code == 404
+        assert "URLconf" not in body and "Page not found at" not in body
+        assert "<h1>Not found</h1>" in body and "no tokenizer named" in body
+        for width in (1280, 390):
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            page = context.new_page()
+            response = page.goto(base + "/no/such/page/")
+            assert response.status == 404
+            assert page.locator("h1").inner_text() == "Not found"
+            # the stylesheet came from whitenoise with DEBUG off: the page is laid out
+            assert page.evaluate("getComputedStyle(document.body).margin") != "8px"
+            assert overflowing(page) == [], width
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"start-not-found-{width}.png"), full_page=True)
+            context.close()
