@@ -95,3 +95,50 @@ def test_start_serves_the_apps_own_not_found_page_that_fits_a_phone(browser, tmp
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"start-not-found-{width}.png"), full_page=True)
             context.close()
+
+
+# a table's scroller that holds more than it shows says so (a visible hint); one that fits, not
+SCROLLERS = """() => [...document.querySelectorAll('.table-scroll')].map(s => ({
+  overflows: s.scrollWidth > s.clientWidth + 1,
+  hinted: s.hasAttribute('data-overflows') && !!s.previousElementSibling &&
+          s.previousElementSibling.matches('.scroll-hint') &&
+          s.previousElementSibling.offsetHeight > 0}))"""
+
+
+def test_every_page_fits_a_phone_and_tables_that_scroll_say_so(
+        visitor, live_server, transactional_db, settings, tmp_path):
+    from tests.registry.helpers import build_registry_data
+
+    data = build_registry_data(settings, tmp_path)
+    version = data["large"]
+    pages = {"leaderboard": "/", "corpora": "/corpora/", "corpus": "/corpora/prose/",
+             "runs": "/runs/", "run": f"/runs/{data['runs'][0].pk}/",
+             "tokenizer": "/tokenizers/prose-bpe/", "version": "/tokenizers/prose-bpe/2/",
+             "vocab": "/tokenizers/prose-bpe/2/vocab/", "merges": "/tokenizers/prose-bpe/2/merges/",
+             "token": f"/tokenizers/prose-bpe/2/tokens/{version.vocab_size - 1}/",
+             "compare": "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out",
+             "playground": "/playground/?versions=prose-bpe@1,prose-bpe@2&text=Hello+world%21",
+             "login": "/accounts/login/", "upload": "/corpora/upload/", "run-new": "/runs/new/",
+             "not-found": "/tokenizers/prose-bpe/production/"}
+    tab = visitor(390)
+    for name, path in pages.items():
+        tab.page.goto(tab.base_url + path)
+        tab.page.wait_for_load_state("load")
+        assert overflowing(tab.page) == [], name
+        for scroller in tab.page.evaluate(SCROLLERS):
+            assert scroller["overflows"] == scroller["hinted"], (name, scroller)
+        tab.shot(f"phone-{name}")
+    # the runs list reads its status first, and a row is one line of text high
+    page = tab.page
+    page.goto(tab.base_url + "/runs/")
+    assert page.locator("table.data thead th").first.inner_text() == "Status"
+    heights = page.locator("table.data tbody tr").evaluate_all(
+        "rows => rows.map(r => r.getBoundingClientRect().height)")
+    assert heights and max(heights) < 40, heights
+    # the version's length table keeps its caption whole, at the left where it is read
+    page.goto(tab.base_url + "/tokenizers/prose-bpe/2/")
+    text = page.locator("caption", has_text="Tokens per length").evaluate(
+        "c => { const r = document.createRange(); r.selectNodeContents(c); "
+        "const t = r.getBoundingClientRect(), s = c.closest('.table-scroll')"
+        ".getBoundingClientRect(); return [t.left - s.left, s.right - t.right]; }")
+    assert min(text) >= 0, text  # the caption's words lie inside the scroller's visible box
