@@ -137,6 +137,17 @@ class CorpusOut(Schema):
                    original_filename=corpus.original_filename, created_at=corpus.created_at)
 
 
+class CorpusUploadOut(CorpusOut):
+    # set when the bytes were already a corpus of another name: "these bytes are already
+    # corpus web; the name web-2 was not used"
+    name_not_used: str | None = None
+
+    @classmethod
+    def of(cls, corpus: Corpus, *, asked_name: str = "") -> CorpusUploadOut:
+        return cls(**CorpusOut.of(corpus).dict(),
+                   name_not_used=corpus.name_not_used(asked_name) if asked_name else None)
+
+
 class RunOut(Schema):
     id: int
     tokenizer: str

@@ -60,6 +60,11 @@ def test_an_upload_is_a_corpus_and_the_same_bytes_give_it_back(client, registry)
     assert response.status_code == 201 and response.json()["line_count"] == 100
     again = upload(client, "héllo\nwörld\n".encode() * 50, "other", **key)
     assert again.status_code == 200 and again.json()["name"] == "web"
+    assert again.json()["name_not_used"] == ("these bytes are already corpus web; the name other "
+                                             "was not used")
+    assert response.json()["name_not_used"] is None
+    assert upload(client, "héllo\nwörld\n".encode() * 50, "web", **key).json()[
+        "name_not_used"] is None
 
 
 @pytest.mark.parametrize("data, status, message", [

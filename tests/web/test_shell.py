@@ -12,3 +12,18 @@ def test_every_page_links_a_favicon_that_is_served(client):
     answer = client.get("/favicon.ico")
     assert answer.status_code == 302 and answer["Location"].endswith("tokenizers_app/favicon.svg")
     assert client.get(answer["Location"]).status_code == 200
+
+
+def test_a_duplicate_upload_under_a_new_name_says_the_name_was_not_used(client, registry_data):
+    from tests.web.test_forms import upload
+
+    client.force_login(registry_data["member"])
+    text = registry_data["corpus"].path.read_bytes()
+    answer = upload(client, text, "prose-again")
+    assert answer.status_code == 302 and answer["Location"] == "/corpora/prose/"
+    html = client.get(answer["Location"]).content.decode()
+    assert "these bytes are already corpus prose; the name prose-again was not used" in html
+    assert "message-warning" in html
+    # the same bytes under the same name: the ordinary message, no warning
+    same = client.get(upload(client, text, "prose")["Location"]).content.decode()
+    assert "was not used" not in same and "corpus prose:" in same
