@@ -105,6 +105,11 @@ class VersionOut(Schema):
                    created_at=version.created_at, lineage=version.lineage(), **more)
 
 
+class VersionImportOut(VersionOut):
+    # for GPT-2 files (which hold no pattern): the pattern the version got, given or assumed
+    pattern_note: str | None = None
+
+
 class VersionDetailOut(VersionOut):
     """A version with its evaluations, by corpus name."""
 

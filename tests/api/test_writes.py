@@ -156,6 +156,30 @@ def test_imports_make_versions_and_refuse_what_is_not_a_tokenizer(client, regist
     assert not TokenizerVersion.objects.filter(tokenizer__name="junk").exists()
 
 
+def test_gpt2_files_are_imported_with_the_pattern_given_and_the_answer_says_which(client,
+                                                                                   registry):
+    key = bearer(registry["member_key"])
+    core = registry["small"].load_tokenizer()
+
+    def imported(name, **fields):
+        streams = []
+        for file_name, data in dumps_tokenizer(core, "gpt2").items():
+            streams.append(io.BytesIO(data))
+            streams[-1].name = file_name
+        return client.post(f"/api/tokenizers/{name}/import", {"files": streams, **fields}, **key)
+
+    assumed, given = imported("assumed"), imported("given", pattern="gpt4")
+    assert assumed.status_code == 201 and assumed.json()["pattern"] == "gpt2"
+    assert assumed.json()["pattern_note"].endswith("splits text with gpt2, assumed; import them "
+                                                   "again with the pattern it was trained with "
+                                                   "(gpt4, or its regex) if that was another")
+    assert given.status_code == 201 and given.json()["pattern"] == "gpt4"
+    assert given.json()["pattern_note"] == ("GPT-2 files hold no pattern: given@1 splits text "
+                                            "with gpt4, as given")
+    bad = imported("bad", pattern="(")
+    assert bad.status_code == 400 and "does not compile" in bad.json()["detail"]
+
+
 def test_only_staff_move_aliases_and_change_lifecycles(client, registry):
     member, staff = bearer(registry["member_key"]), bearer(registry["staff_key"])
     url = "/api/tokenizers/prose-bpe/aliases/production"

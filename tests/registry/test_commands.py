@@ -294,3 +294,24 @@ def test_a_command_acting_for_an_unknown_user_is_refused_and_its_help_names_the_
             call_command(command, "--help")
         assert "without --user the command acts as the operator" in \
             " ".join(capsys.readouterr().out.split()), command
+
+
+def test_import_tokenizer_takes_the_pattern_gpt2_files_cannot_hold_and_says_which(
+        db, media_root, tmp_path):
+    from tokenizers_app.bpe import save_tokenizer
+    tokenizer = train_bpe([sample_text(10_000)], 300, pattern="gpt4").tokenizer()
+    save_tokenizer(tokenizer, tmp_path / "gpt2", "gpt2")
+
+    assumed = run_command("import_tokenizer", str(tmp_path / "gpt2"), "--tokenizer", "guess")
+    given = run_command("import_tokenizer", str(tmp_path / "gpt2"), "--tokenizer", "told",
+                        "--pattern", "gpt4")
+
+    assert "GPT-2 files hold no pattern: guess@1 splits text with gpt2, assumed" in assumed
+    assert "GPT-2 files hold no pattern: told@1 splits text with gpt4, as given" in given
+    told = TokenizerVersion.objects.get(tokenizer__name="told")
+    assert told.pattern == "gpt4" and told.load_tokenizer().encode("it's 2024") == \
+        tokenizer.encode("it's 2024")
+    save_tokenizer(tokenizer, tmp_path / "t.json", "hf")
+    with pytest.raises(CommandError, match="name their own pattern"):
+        run_command("import_tokenizer", str(tmp_path / "t.json"), "--tokenizer", "x",
+                    "--pattern", "gpt2")
