@@ -142,3 +142,28 @@ def test_every_page_fits_a_phone_and_tables_that_scroll_say_so(
         "const t = r.getBoundingClientRect(), s = c.closest('.table-scroll')"
         ".getBoundingClientRect(); return [t.left - s.left, s.right - t.right]; }")
     assert min(text) >= 0, text  # the caption's words lie inside the scroller's visible box
+
+
+def test_a_signed_in_home_offers_the_next_steps_at_both_widths(
+        visitor, live_server, transactional_db, settings, tmp_path):
+    from tests.registry.helpers import build_registry_data
+
+    data = build_registry_data(settings, tmp_path)
+    run = data["runs"][1]
+    type(run).objects.filter(pk=run.pk).update(created_by=data["member"])
+    for width in (1280, 390):
+        tab = visitor(width)
+        page = tab.go("/accounts/login/")
+        page.fill("#id_username", "member")
+        page.fill("#id_password", "pw-member-1")
+        page.click("main form button[type=submit]")
+        page.wait_for_url(tab.base_url + "/")
+        steps = page.locator(".next-steps")
+        assert steps.get_by_role("link", name="Upload a corpus").is_visible()
+        assert steps.get_by_role("link", name="Start a run").is_visible()
+        assert steps.get_by_role("link", name=f"Run {run.pk}: prose-bpe").is_visible()
+        assert overflowing(page) == [], width
+        assert tab.serious_accessibility_violations() == []
+        tab.shot("home-signed-in")
+        steps.get_by_role("link", name="Start a run").click()
+        page.wait_for_url(tab.base_url + "/runs/new/")

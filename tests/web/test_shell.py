@@ -27,3 +27,17 @@ def test_a_duplicate_upload_under_a_new_name_says_the_name_was_not_used(client, 
     # the same bytes under the same name: the ordinary message, no warning
     same = client.get(upload(client, text, "prose")["Location"]).content.decode()
     assert "was not used" not in same and "corpus prose:" in same
+
+
+def test_a_signed_in_home_offers_upload_a_run_and_their_recent_runs(client, registry_data):
+    member, run = registry_data["member"], registry_data["runs"][1]
+    assert "Next steps" not in client.get("/").content.decode()  # anonymous: the leaderboard
+    client.force_login(member)
+    html = client.get("/").content.decode()
+    assert "Next steps" in html and 'href="/corpora/upload/">Upload a corpus' in html
+    assert 'href="/runs/new/">Start a run' in html and "None yet: upload a corpus" in html
+    type(run).objects.filter(pk=run.pk).update(created_by=member)
+    html = client.get("/").content.decode()
+    assert f'<a href="/runs/{run.pk}/">Run {run.pk}: prose-bpe</a>, vocab size 600' in html
+    assert f"/runs/{registry_data['runs'][0].pk}/" not in html.split("Next steps")[1].split(
+        "</section>")[0]  # not theirs
