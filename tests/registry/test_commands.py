@@ -315,3 +315,14 @@ def test_import_tokenizer_takes_the_pattern_gpt2_files_cannot_hold_and_says_whic
     with pytest.raises(CommandError, match="name their own pattern"):
         run_command("import_tokenizer", str(tmp_path / "t.json"), "--tokenizer", "x",
                     "--pattern", "gpt2")
+
+
+def test_cancel_run_refuses_a_finished_run_with_a_command_error(db, media_root):
+    corpus = import_text(sample_text(2_000), "small")
+    run = start_training_run(corpora=[corpus], tokenizer_name="done-bpe", vocab_size=260)
+    TrainingRun.objects.filter(pk=run.pk).update(status=TrainingRun.Status.SUCCEEDED)
+
+    with pytest.raises(CommandError, match=rf"run {run.pk} has already finished \(succeeded\): "
+                                           r"there is nothing to cancel"):
+        run_command("cancel_run", str(run.pk))
+    assert TrainingRun.objects.get(pk=run.pk).status == "succeeded"

@@ -41,3 +41,23 @@ def test_a_signed_in_home_offers_upload_a_run_and_their_recent_runs(client, regi
     assert f'<a href="/runs/{run.pk}/">Run {run.pk}: prose-bpe</a>, vocab size 600' in html
     assert f"/runs/{registry_data['runs'][0].pk}/" not in html.split("Next steps")[1].split(
         "</section>")[0]  # not theirs
+
+
+def test_the_version_page_explains_every_download_format(client, registry_data):
+    from tokenizers_app.bpe.formats import FORMATS
+
+    html = client.get(f"/tokenizers/prose-bpe/{registry_data['large'].number}/").content.decode()
+    for format in FORMATS:
+        assert f"{format}: " in html, format
+
+
+def test_cancelling_a_run_that_already_finished_says_so(client, registry_data):
+    from tokenizers_app.models import TrainingRun
+
+    run = registry_data["runs"][0]
+    client.force_login(registry_data["staff"])
+    answer = client.post(f"/runs/{run.pk}/cancel", follow=True)
+    html = answer.content.decode()
+    assert answer.status_code == 200 and "message-warning" in html
+    assert f"run {run.pk} has already finished (succeeded): there is nothing to cancel" in html
+    assert TrainingRun.objects.get(pk=run.pk).status == "succeeded"
