@@ -50,14 +50,3 @@ def test_the_version_page_explains_every_download_format(client, registry_data):
     for format in FORMATS:
         assert f"{format}: " in html, format
 
-
-def test_cancelling_a_run_that_already_finished_says_so(client, registry_data):
-    from tokenizers_app.models import TrainingRun
-
-    run = registry_data["runs"][0]
-    client.force_login(registry_data["staff"])
-    answer = client.post(f"/runs/{run.pk}/cancel", follow=True)
-    html = answer.content.decode()
-    assert answer.status_code == 200 and "message-warning" in html
-    assert f"run {run.pk} has already finished (succeeded): there is nothing to cancel" in html
-    assert TrainingRun.objects.get(pk=run.pk).status == "succeeded"

@@ -137,18 +137,17 @@ class TrainingRun(models.Model):
         return bool(self.owned(self.attempt).update(status=status, error=error, finished_at=now,
                                                     heartbeat_at=now, **fields))
 
-    def request_cancel(self) -> bool:
+    def request_cancel(self) -> None:
         """Cancel: a queued run at once; a running one is flagged, and its worker stops within a
         second. One UPDATE, so that a run the reaper moves between queued and running is never
-        missed. Says whether there was anything to cancel (not when the run had finished)."""
+        missed."""
         queued = Q(status=self.Status.QUEUED)
-        changed = TrainingRun.objects.filter(pk=self.pk, status__in=[self.Status.QUEUED,
-                                                                     self.Status.RUNNING]).update(
+        TrainingRun.objects.filter(pk=self.pk, status__in=[self.Status.QUEUED,
+                                                           self.Status.RUNNING]).update(
             cancel_requested=True,
             status=Case(When(queued, then=Value(self.Status.CANCELLED)), default=F("status")),
             finished_at=Case(When(queued, then=Value(timezone.now())), default=F("finished_at")))
         self.refresh_from_db()
-        return bool(changed)
 
     def requeue(self) -> bool:
         """Queue this run again for a new attempt (its worker went silent)."""

@@ -15,7 +15,7 @@ from ..bpe import train_bpe
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
-from ..errors import Conflict, Damaged, Invalid
+from ..errors import Damaged, Invalid
 from ..models import Algorithm, Corpus, TrainingRun, check_name
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .fanout import fan_out_counting
@@ -95,12 +95,9 @@ def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
 
 def cancel_training_run(*, run: TrainingRun, user=OPERATOR) -> TrainingRun:
     """Cancel a run: a queued run at once; a running one within a second (its worker stops).
-    Only the user who started it, or staff, may (``Forbidden`` otherwise); a finished run has
-    nothing to cancel (``Conflict``)."""
+    Only the user who started it, or staff, may (``Forbidden`` otherwise)."""
     check_may_cancel(user, run)
-    if not run.request_cancel():
-        raise Conflict(f"run {run.pk} has already finished ({run.get_status_display().lower()})"
-                       f": there is nothing to cancel")
+    run.request_cancel()
     return run
 
 

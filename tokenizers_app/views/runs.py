@@ -7,7 +7,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from ..errors import Conflict, RegistryError
+from ..errors import RegistryError
 from ..forms import RunForm, add_service_error
 from ..models import TrainingRun
 from ..services.queue import QueueUnavailable
@@ -70,12 +70,7 @@ def run_detail(request, run_id):
 @require_POST
 def run_cancel(request, run_id):
     """The user who started the run, or staff; anyone else gets a 403 in words (``guards``)."""
-    run = get_object_or_404(TrainingRun, pk=run_id)
-    try:
-        run = cancel_training_run(run=run, user=request.user)
-    except Conflict as finished:  # it ended while the page was open: say so on the run's page
-        messages.warning(request, str(finished))
-        return redirect("run", run_id=run.pk)
+    run = cancel_training_run(run=get_object_or_404(TrainingRun, pk=run_id), user=request.user)
     messages.info(request, f"run {run.pk}: {run.get_status_display()}"
                            + (" (stopping within a second)" if not run.is_finished else ""))
     return redirect("run", run_id=run.pk)
