@@ -25,3 +25,11 @@ def test_labels_and_units_come_from_the_core_and_unknown_names_are_themselves():
     assert metric_label("word_coverage") == "Word coverage"
     assert metric_unit("tokens_per_word") == "tokens/word"
     assert (metric_label("bytes"), metric_unit("bytes")) == ("bytes", "")
+
+
+def test_a_share_can_be_written_without_its_sign_under_a_heading_that_has_it():
+    from tokenizers_app.bpe.metric_text import metric_number
+
+    assert metric_number(0.971, "word_coverage", percent_sign=False) == "97.1"
+    assert metric_number(0.971, "word_coverage") == "97.1\u00a0%"
+    assert metric_number(3.42, "compression_ratio", percent_sign=False) == "3.420"

@@ -11,7 +11,7 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html
 
-from ..bpe.metric_text import metric_text
+from ..bpe.metric_text import metric_number
 from ..bpe.metrics import HEADLINE_METRICS, METRICS
 from ..errors import REFUSALS, Forbidden
 from ..models import (
@@ -137,13 +137,14 @@ class TokenizerAdmin(StaffAdmin):
 
 
 def metric_column(name: str):
-    """An admin column showing one metric of an evaluation, with its unit."""
+    """An admin column showing one metric of an evaluation: its unit in the heading, once, and
+    the bare number in each cell ("Compression ratio (bytes/token)" over "4.604")."""
     label, unit, _ = METRICS[name]
 
     @admin.display(description=f"{label} ({unit})" if unit else label)
     def column(admin_or_evaluation, evaluation=None):  # a function, or a method of an admin
         evaluation = evaluation or admin_or_evaluation
-        return metric_text(evaluation.metrics.get(name), name)
+        return metric_number(evaluation.metrics.get(name), name, percent_sign=False)
 
     return column
 

@@ -24,15 +24,16 @@ def metric_unit(name: str) -> str:
     return METRICS[name][1] if name in METRICS else ""
 
 
-def metric_number(value, name: str) -> str:
+def metric_number(value, name: str, percent_sign: bool = True) -> str:
     """The number alone, for a table whose heading carries the unit: ``metric_number(3.42,
     "compression_ratio") -> "3.420"``; shares keep their sign, joined by a no-break space:
-    ``metric_number(0.971, "word_coverage") -> "97.1\\u00a0%"``; ``metric_number(None, ...) ->
+    ``metric_number(0.971, "word_coverage") -> "97.1\\u00a0%"`` (``"97.1"`` with
+    ``percent_sign=False``, under a heading that says ``%``); ``metric_number(None, ...) ->
     "—"``."""
     if value is None or value == "":
         return NO_VALUE
     if metric_unit(name) == "%":
-        return f"{100 * value:.1f}{NO_BREAK}%"
+        return f"{100 * value:.1f}" + (f"{NO_BREAK}%" if percent_sign else "")
     return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
 
 

@@ -20,6 +20,7 @@ def index(request):
     return render(request, "tokenizers_app/leaderboard.html", {
         "boards": boards, "sort": sort, "columns": COLUMNS,
         "runs": TrainingRun.objects.active().select_related("tokenizer")[:20],
+        "my_runs": TrainingRun.objects.started_by(request.user).select_related("tokenizer")[:5],
         "tokenizers": Tokenizer.objects.with_latest().order_by("name")[:200]})
 
 
