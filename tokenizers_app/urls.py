@@ -38,6 +38,7 @@ urlpatterns = [
     path("runs/<int:run_id>/cancel", runs.run_cancel, name="run_cancel"),
     path(f"tokenizers/{NAME}/", versions.tokenizer_detail, name="tokenizer"),
     path(f"tokenizers/{NAME}/<ref:ref>/", versions.version_detail, name="version"),
+    path(f"tokenizers/{NAME}/<ref:ref>/evaluate", versions.version_evaluate, name="evaluate"),
     path(f"tokenizers/{NAME}/<ref:ref>/vocab/", versions.version_vocab, name="vocab"),
     path(f"tokenizers/{NAME}/<ref:ref>/merges/", versions.version_merges, name="merges"),
     path(f"tokenizers/{NAME}/<ref:ref>/tokens/<int:token_id>/", versions.token_detail,

@@ -25,3 +25,11 @@ def test_labels_and_units_come_from_the_core_and_unknown_names_are_themselves():
     assert metric_label("word_coverage") == "Word coverage"
     assert metric_unit("tokens_per_word") == "tokens/word"
     assert (metric_label("bytes"), metric_unit("bytes")) == ("bytes", "")
+
+
+def test_an_undefined_value_reads_n_a_and_an_unreported_one_a_dash():
+    from tokenizers_app.bpe.metric_text import reported_text
+
+    assert reported_text({"byte_fallback_rate": None}, "byte_fallback_rate") == "n/a"
+    assert reported_text({}, "unknown_rate") == "—"
+    assert reported_text({"byte_fallback_rate": 0.25}, "byte_fallback_rate") == "25.0 %"

@@ -11,7 +11,7 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html
 
-from ..bpe.metric_text import metric_text
+from ..bpe.metric_text import reported_text
 from ..bpe.metrics import HEADLINE_METRICS, METRICS
 from ..errors import REFUSALS, Forbidden
 from ..models import (
@@ -23,6 +23,8 @@ from ..models import (
     TokenizerVersion,
     TrainingRun,
 )
+from ..services.corpora import set_evaluation
+from ..services.evaluations import request_evaluation
 from ..services.runs import cancel_training_run
 from ..services.staff import (
     annotate_version,
@@ -86,6 +88,16 @@ class CorpusAdmin(StaffAdmin):
     fields = ["name", "is_evaluation", "original_filename", "stored_file", "size_bytes",
               "sha256", "line_count", "char_count", "scripts", "uploaded_by", "created_at"]
     readonly_fields = [f for f in fields if f not in ("is_evaluation",)]
+    actions = ["evaluate_everything"]
+
+    def save_model(self, request, obj, form, change):  # made one, it evaluates what exists
+        set_evaluation(corpus=obj, is_evaluation=obj.is_evaluation, user=request.user)
+
+    @admin.action(description="Make evaluation corpora: evaluate every ready version on them")
+    def evaluate_everything(self, request, queryset):
+        for corpus in queryset:
+            set_evaluation(corpus=corpus, is_evaluation=True, user=request.user)
+        messages.success(request, "every ready version is queued for evaluation on them")
 
     @admin.display(description="file")
     def stored_file(self, corpus):
@@ -143,7 +155,7 @@ def metric_column(name: str):
     @admin.display(description=f"{label} ({unit})" if unit else label)
     def column(admin_or_evaluation, evaluation=None):  # a function, or a method of an admin
         evaluation = evaluation or admin_or_evaluation
-        return metric_text(evaluation.metrics.get(name), name)
+        return reported_text(evaluation.metrics, name)
 
     return column
 
@@ -176,7 +188,7 @@ class TokenizerVersionAdmin(StaffAdmin):
                     "created_at"]
     list_filter = ["lifecycle", "source", "tokenizer"]
     search_fields = ["tokenizer__name", "digest", "notes"]
-    actions = ["publish", "deprecate"]
+    actions = ["publish", "deprecate", "evaluate"]
     fields = ["tokenizer", "number", "status", "lifecycle", "notes", "algorithm", "pattern",
               special_tokens_shown, "vocab_size", "merge_count", "digest", "source",
               "source_detail", "training_run", "created_by", "created_at"]
@@ -193,6 +205,13 @@ class TokenizerVersionAdmin(StaffAdmin):
     @admin.action(description="Deprecate the selected versions")
     def deprecate(self, request, queryset):
         self._set_lifecycle(request, queryset, deprecate_version, "deprecated")
+
+    @admin.action(description="Evaluate the selected versions on every evaluation corpus")
+    def evaluate(self, request, queryset):
+        for version in queryset.ready():
+            for corpus in Corpus.objects.for_evaluation():
+                request_evaluation(version=version, corpus=corpus)
+        messages.success(request, "queued the evaluations not yet done (see Evaluations)")
 
     def _set_lifecycle(self, request, queryset, service, word):
         try:

@@ -11,11 +11,12 @@ from ninja.files import UploadedFile
 from ..bpe.formats import FORMATS
 from ..downloads import artifact_response
 from ..errors import Invalid, NotFound, TooLarge
-from ..models import Tokenizer, TokenizerVersion
+from ..models import Corpus, Tokenizer, TokenizerVersion
 from ..services.downloads import render_download
+from ..services.evaluations import request_evaluation
 from ..services.staff import deprecate_version, move_alias, publish_version
 from ..services.versions import import_tokenizer
-from ..shapes import AliasOut, TokenizerOut, VersionDetailOut, VersionOut
+from ..shapes import AliasOut, EvaluationOut, TokenizerOut, VersionDetailOut, VersionOut
 from .auth import READ, WRITE
 from .errors import ERRORS
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, TokenizerPage, VersionPage, page_of
@@ -133,6 +134,19 @@ def import_files(request, name: str, files: list[UploadedFile] = File(...),
                                source_detail=f"imported over HTTP from "
                                              f"{', '.join(u.name for u in files)}")
     return Status(201, VersionOut.of(_version(name, str(version.number))))
+
+
+class EvaluateIn(Schema):
+    corpus: str  # the name of an evaluation corpus
+
+
+@router.post("/{name}/versions/{ref}/evaluate", response={200: EvaluationOut, **ERRORS},
+             auth=WRITE)
+def evaluate(request, name: str, ref: str, body: EvaluateIn):
+    """Evaluate the version on an evaluation corpus: its evaluation there (``status`` queued
+    until a worker computes it; one per version and corpus, a failed one is queued again)."""
+    [corpus] = Corpus.objects.by_names([body.corpus])
+    return EvaluationOut.of(request_evaluation(version=_version(name, ref), corpus=corpus))
 
 
 class AliasIn(Schema):

@@ -3,7 +3,8 @@ spelling of every number for the pages (through the ``metrics`` template filters
 the commands.
 
 Shares (unit ``%``) are stored in [0, 1] and shown as percentages; other numbers keep three
-decimals below 10 and one above; no value is ``—``.
+decimals below 10 and one above; no value is ``—``; a value the evaluation found undefined
+(stored as None: the byte-fallback rate of a text without multi-byte characters) is ``n/a``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from .metrics import METRICS
 
 NO_VALUE = "—"
+UNDEFINED = "n/a"
 NO_BREAK = "\u00a0"  # keeps the ``%`` sign on the line of its number in a table cell
 
 
@@ -43,3 +45,12 @@ def metric_text(value, name: str) -> str:
     number = metric_number(value, name).replace(NO_BREAK, " ")
     unit = metric_unit(name)
     return number if number == NO_VALUE or unit in ("", "%") else f"{number} {unit}"
+
+
+def reported_text(metrics: dict, name: str) -> str:
+    """A metric of an evaluation's ``metrics`` as text: ``reported_text({"byte_fallback_rate":
+    None}, "byte_fallback_rate") -> "n/a"`` (undefined there), ``reported_text({},
+    "unknown_rate") -> "—"`` (not reported), else ``metric_text``."""
+    if name in metrics and metrics[name] is None:
+        return UNDEFINED
+    return metric_text(metrics.get(name), name)

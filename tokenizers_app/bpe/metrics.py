@@ -4,7 +4,8 @@
 Units: compression ratio in UTF-8 bytes per token, chars per token in characters (code points)
 per token, tokens per word in tokens per whitespace-separated word, throughput in MB (10^6 bytes
 of UTF-8) per second of ``encode_ordinary``; every rate is a share in [0, 1]. A ratio over zero
-items is 0.0.
+items is 0.0, except the byte-fallback rate of a text without multi-byte characters, which is
+undefined (None, shown "n/a"): no character there could be spelled by bytes.
 """
 
 from __future__ import annotations
@@ -37,16 +38,20 @@ METRICS = {
 HEADLINE_METRICS = ("compression_ratio", "word_coverage", "tokens_per_word",
                     "vocabulary_utilization")
 
+# measured, not counted: two runs of one version differ, so no value of these is ever "best"
+TIMING_METRICS = frozenset({"encode_throughput_mb_s"})
+
 BYTE_LEVEL = frozenset({"byte_bpe", "byte"})  # these report byte_fallback_rate, not unknown_rate
 RENYI_ALPHA = 2.5
 
 
 def best_value(name: str, values: Iterable[float | None]) -> float | None:
     """The best of the known values by the metric's direction (``METRICS``), or None when fewer
-    than two are known (nothing to choose between): ``best_value("tokens_per_word", [1.4, None,
-    1.2]) -> 1.2``; ``best_value("compression_ratio", [3.1, None]) -> None``."""
+    than two are known (nothing to choose between) or the metric is a timing (``TIMING_METRICS``:
+    noise, not a score): ``best_value("tokens_per_word", [1.4, None, 1.2]) -> 1.2``;
+    ``best_value("compression_ratio", [3.1, None]) -> None``."""
     known = [value for value in values if value is not None]
-    if len(known) < 2:
+    if len(known) < 2 or name in TIMING_METRICS:
         return None
     return max(known) if METRICS[name][2] else min(known)
 
@@ -154,7 +159,8 @@ def metrics_of(tokenizer, totals: dict[str, int], id_counts: dict[int, int],
     t, special_ids = totals, set(tokenizer.special_ids.values())
     used = [i for i in id_counts if i not in special_ids]
     ordinary_size = tokenizer.vocab_size - len(special_ids)
-    rate = ({"byte_fallback_rate": share(t["cut_chars"], t["multibyte_chars"])}
+    rate = ({"byte_fallback_rate": share(t["cut_chars"], t["multibyte_chars"])
+             if t["multibyte_chars"] else None}
             if tokenizer.algorithm in BYTE_LEVEL
             else {"unknown_rate": share(t["unknown_chars"], t["chars"])})
     return {

@@ -83,8 +83,12 @@ class Evaluation(models.Model):
 
     def retry(self) -> bool:
         """Queue a failed evaluation again; False when it had not failed."""
-        return bool(Evaluation.objects.filter(pk=self.pk, status=self.Status.FAILED)
-                    .update(status=self.Status.QUEUED, error="", sent_at=timezone.now()))
+        fields = {"status": self.Status.QUEUED, "error": "", "sent_at": timezone.now()}
+        retried = Evaluation.objects.filter(pk=self.pk, status=self.Status.FAILED).update(**fields)
+        if retried:
+            for name, value in fields.items():
+                setattr(self, name, value)
+        return bool(retried)
 
     def start_here(self) -> None:
         """Mark this evaluation running in this process (computed now, not by a task)."""
