@@ -15,7 +15,7 @@ COLUMNS = {name: METRICS[name] for name in HEADLINE_METRICS}
 def index(request):
     sort = request.GET.get("sort")
     sort = sort if sort in COLUMNS else "compression_ratio"
-    boards = [(corpus, ranked(list(rows), sort))
+    boards = [(corpus, *ranked(list(rows), sort))
               for corpus, rows in groupby(Evaluation.objects.leaderboard(), lambda e: e.corpus)]
     return render(request, "tokenizers_app/leaderboard.html", {
         "boards": boards, "sort": sort, "columns": COLUMNS,
@@ -23,9 +23,14 @@ def index(request):
         "tokenizers": Tokenizer.objects.with_latest().order_by("name")[:200]})
 
 
-def ranked(evaluations: list, key: str) -> list:
-    """Best first by ``key`` (lower first for tokens per word); ties by name and number."""
+def ranked(evaluations: list, key: str) -> tuple[list, list]:
+    """``(done, computing)``: the succeeded evaluations best first by ``key`` (lower first for
+    tokens per word; no value last; ties by name and number), and those still to come."""
     higher_better = COLUMNS[key][2]
-    return sorted(evaluations, key=lambda e: (
-        -e.metrics.get(key, 0) if higher_better else e.metrics.get(key, 0),
-        e.version.tokenizer.name, e.version.number))
+
+    def order(e):
+        value = e.metrics.get(key)
+        return (value is None, 0 if value is None else -value if higher_better else value,
+                e.version.tokenizer.name, e.version.number)
+    done = [e for e in evaluations if e.status == Evaluation.Status.SUCCEEDED]
+    return sorted(done, key=order), [e for e in evaluations if e not in done]

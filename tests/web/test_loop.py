@@ -1,0 +1,71 @@
+"""Issue 19's loop on the pages: an evaluation corpus evaluates the versions that exist, the
+leaderboard and compare show "computing…" until the numbers come, a version is evaluated on
+request, and undefined or timing values are never marked best."""
+
+import pytest
+
+from tokenizers_app.models import Evaluation
+from tokenizers_app.services.evaluations import run_evaluation
+
+pytestmark = pytest.mark.django_db
+
+
+def page(client, url, status=200) -> str:
+    response = client.get(url)
+    assert response.status_code == status, response.content[:2000]
+    return response.content.decode()
+
+
+def section(html: str, heading: str) -> str:
+    start = html.index(heading)
+    return html[start:html.find("</section>", start)]
+
+
+def test_marking_an_evaluation_corpus_ranks_the_versions_that_exist_on_it(client,
+                                                                          registry_data):
+    client.force_login(registry_data["staff"])
+    answer = client.post("/corpora/prose/evaluation", {"evaluation": "on"}, follow=True)
+    assert "every ready version is being evaluated on it" in answer.content.decode()
+    board = section(page(client, "/"), 'On <a href="/corpora/prose/">prose</a>')
+    assert board.count("computing…") == 2  # both versions, before a worker took them
+    assert "prose-bpe@1" in board and "prose-bpe@2" in board
+    for evaluation in Evaluation.objects.filter(corpus__name="prose"):
+        run_evaluation(evaluation_id=evaluation.pk)
+    board = section(page(client, "/"), 'On <a href="/corpora/prose/">prose</a>')
+    assert "computing…" not in board and board.count("<tr") == 3  # heading and two ranks
+    assert board.index("prose-bpe@2") < board.index("prose-bpe@1")
+    assert "Evaluations on it" in page(client, "/corpora/prose/")
+
+
+def test_the_version_page_evaluates_the_version_on_an_evaluation_corpus(client, registry_data):
+    registry_data["corpus"].mark_evaluation()
+    html = page(client, "/tokenizers/prose-bpe/1/")
+    assert 'id="evaluate-form"' not in html  # anonymous visitors read, members act
+    client.force_login(registry_data["member"])
+    html = page(client, "/tokenizers/prose-bpe/1/")
+    assert '<option value="prose">prose</option>' in html
+    assert '<option value="held-out">' not in html  # already evaluated there
+    answer = client.post("/tokenizers/prose-bpe/1/evaluate", {"corpus": "prose"}, follow=True)
+    html = answer.content.decode()
+    assert "prose-bpe@1 is being evaluated on prose" in html and "computing…" in html
+    assert Evaluation.objects.get(version=registry_data["small"],
+                                  corpus=registry_data["corpus"]).status == "queued"
+
+
+def test_the_version_page_refuses_a_corpus_that_is_not_for_evaluation(client, registry_data):
+    client.force_login(registry_data["member"])
+    answer = client.post("/tokenizers/prose-bpe/1/evaluate", {"corpus": "prose"})
+    assert answer.status_code == 400
+    assert "is not an evaluation corpus" in answer.content.decode()
+    assert not Evaluation.objects.filter(corpus=registry_data["corpus"]).exists()
+
+
+def test_compare_reads_n_a_for_an_undefined_value_and_stars_no_timing(client, registry_data):
+    for evaluation in Evaluation.objects.all():
+        Evaluation.objects.filter(pk=evaluation.pk).update(
+            metrics={**evaluation.metrics, "byte_fallback_rate": None})
+    html = page(client, "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out")
+    cells = [cell for cell in html.split("<td")[1:] if 'data-metric="byte_fallback_rate"' in cell]
+    assert len(cells) == 2 and all("n/a" in cell and "★" not in cell for cell in cells)
+    throughput = [c for c in html.split("<td")[1:] if 'data-metric="encode_throughput' in c]
+    assert len(throughput) == 2 and not any("★" in cell for cell in throughput)
