@@ -33,3 +33,11 @@ def test_an_undefined_value_reads_n_a_and_an_unreported_one_a_dash():
     assert reported_text({"byte_fallback_rate": None}, "byte_fallback_rate") == "n/a"
     assert reported_text({}, "unknown_rate") == "—"
     assert reported_text({"byte_fallback_rate": 0.25}, "byte_fallback_rate") == "25.0 %"
+
+
+def test_a_share_is_shown_in_percent_on_charts_as_in_tables():
+    from tokenizers_app.bpe.metric_text import metric_shown
+
+    assert metric_shown(0.8, "word_coverage") == 80.0
+    assert metric_shown(3.42, "compression_ratio") == 3.42
+    assert metric_shown(None, "word_coverage") is None

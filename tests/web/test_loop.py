@@ -2,6 +2,8 @@
 leaderboard and compare show "computing…" until the numbers come, a version is evaluated on
 request, and undefined or timing values are never marked best."""
 
+import json
+
 import pytest
 
 from tokenizers_app.models import Evaluation
@@ -69,3 +71,18 @@ def test_compare_reads_n_a_for_an_undefined_value_and_stars_no_timing(client, re
     assert len(cells) == 2 and all("n/a" in cell and "★" not in cell for cell in cells)
     throughput = [c for c in html.split("<td")[1:] if 'data-metric="encode_throughput' in c]
     assert len(throughput) == 2 and not any("★" in cell for cell in throughput)
+
+
+def test_compare_charts_a_share_in_percent_as_its_table_does(client, registry_data):
+    html = page(client, "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out")
+    start = html.index('<script id="charts-data" type="application/json">')
+    charts = {chart["name"]: chart for chart in json.loads(
+        html[html.index(">", start) + 1:html.index("</script>", start)])}
+    coverage = [Evaluation.objects.get(version=registry_data[v]).metrics["word_coverage"]
+                for v in ("small", "large")]
+    assert charts["word_coverage"]["unit"] == "%" and charts["word_coverage"]["max"] == 100
+    assert charts["word_coverage"]["values"] == pytest.approx([100 * c for c in coverage])
+    assert f'data-metric="word_coverage">{100 * coverage[0]:.1f}' in html  # the cell, in %
+    ratio = Evaluation.objects.get(version=registry_data["small"]).metrics["compression_ratio"]
+    assert charts["compression_ratio"]["values"][0] == ratio
+    assert charts["compression_ratio"]["max"] is None

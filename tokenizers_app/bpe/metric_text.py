@@ -26,16 +26,26 @@ def metric_unit(name: str) -> str:
     return METRICS[name][1] if name in METRICS else ""
 
 
+def metric_shown(value, name: str) -> float | None:
+    """The value in the unit it is shown in, for tables and chart axes alike: shares as
+    percentages, ``metric_shown(0.8, "word_coverage") -> 80.0``; other numbers as they are,
+    ``metric_shown(3.42, "compression_ratio") -> 3.42``; ``None`` stays ``None``."""
+    if value is None or value == "":
+        return None
+    return 100 * value if metric_unit(name) == "%" else value
+
+
 def metric_number(value, name: str) -> str:
     """The number alone, for a table whose heading carries the unit: ``metric_number(3.42,
     "compression_ratio") -> "3.420"``; shares keep their sign, joined by a no-break space:
     ``metric_number(0.971, "word_coverage") -> "97.1\\u00a0%"``; ``metric_number(None, ...) ->
     "—"``."""
-    if value is None or value == "":
+    shown = metric_shown(value, name)
+    if shown is None:
         return NO_VALUE
     if metric_unit(name) == "%":
-        return f"{100 * value:.1f}{NO_BREAK}%"
-    return f"{value:.3f}" if abs(value) < 10 else f"{value:,.1f}"
+        return f"{shown:.1f}{NO_BREAK}%"
+    return f"{shown:.3f}" if abs(shown) < 10 else f"{shown:,.1f}"
 
 
 def metric_text(value, name: str) -> str:
