@@ -6,6 +6,7 @@ from unittest import mock
 
 import pytest
 
+from tests.browser.conftest import SHOTS
 from tests.browser.test_journey import PASSWORD, accessible, sign_in
 from tests.registry.helpers import import_text, sample_text, train
 from tokenizers_app.models import Evaluation, TokenizerVersion, TrainingRun
@@ -53,3 +54,48 @@ def test_an_evaluation_corpus_ranks_the_versions_that_exist_without_new_training
     phone = visitor(390)
     phone.go("/")
     accessible(phone, "loop-leaderboard")
+
+
+LICENSE_TEXT = ("Copyright notice (as found in LICENSE in the original source).\n"
+                "--------------------------------------------------------------\n"
+                "Licensed under the Apache License, Version 2.0; see "
+                "<https://www.apache.org/licenses/LICENSE-2.0> for the terms.\n"
+                "THE SOFTWARE IS PROVIDED AS IS, WITHOUT WARRANTY OF MERCHANTABILITY, "
+                "FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT.\n") * 40
+
+
+@pytest.fixture
+def license_versions(transactional_db):
+    """Two versions of ``copyright-bpe`` evaluated on ``licenses``, whose frequent words include
+    a URL and a line of 62 dashes (as the demo's copyright files do)."""
+    from tokenizers_app.services.evaluations import run_evaluation
+
+    with mock.patch("celery.app.task.Task.apply_async"):
+        corpus = import_text(LICENSE_TEXT + sample_text(20_000), "copyright-files")
+        import_text(LICENSE_TEXT, "licenses", is_evaluation=True)
+        for vocab_size in (300, 700):
+            train(corpus, "copyright-bpe", vocab_size=vocab_size)
+        for evaluation in Evaluation.objects.all():
+            run_evaluation(evaluation_id=evaluation.pk)
+    assert set(Evaluation.objects.values_list("status", flat=True)) == {"succeeded"}
+
+
+def test_compare_with_two_versions_fits_a_phone_and_its_chart_reads_in_percent(
+        visitor, license_versions):
+    address = "/compare/?versions=copyright-bpe@1,copyright-bpe@2&corpus=licenses"
+    for width in (1280, 390):
+        tab = visitor(width)
+        page = tab.go(address)
+        assert page.locator("h2:text('Words they split differently') + p + div tbody tr"
+                            ).count() > 0
+        tables = page.locator(".table-scroll")
+        widths = tables.evaluate_all(
+            "ts => ts.map(t => [t.scrollWidth, t.clientWidth])")
+        assert all(scroll <= client for scroll, client in widths), (width, widths)
+        page.wait_for_selector("#chart-word_coverage")
+        ticks = page.evaluate("Chart.getChart('chart-word_coverage').scales.y.ticks"
+                              ".map(t => t.value)")
+        assert max(ticks) == 100 and min(ticks) == 0, ticks
+        accessible(tab, "loop-compare")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.locator("#split-words").screenshot(path=str(SHOTS / f"loop-words-{width}.png"))
