@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import compare, corpora, health, leaderboard, runs, versions
+from .views import compare, corpora, health, leaderboard, metrics, runs, versions
 
 
 class RefConverter:
@@ -46,5 +46,6 @@ urlpatterns = [
     path(f"tokenizers/{NAME}/<ref:ref>/download/<str:format>/", versions.version_download,
          name="download"),
     path("compare/", compare.compare, name="compare"),
+    path("metrics/", metrics.glossary, name="metrics"),
     path("playground/", compare.playground, name="playground"),
 ]

@@ -99,3 +99,8 @@ def test_compare_with_two_versions_fits_a_phone_and_its_chart_reads_in_percent(
         accessible(tab, "loop-compare")
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.locator("#split-words").screenshot(path=str(SHOTS / f"loop-words-{width}.png"))
+        page.locator("#metrics a.metric-help").first.click()  # a metric's definition
+        page.wait_for_url("**/metrics/#compression_ratio")
+        assert "UTF-8 bytes of the corpus per token." in page.inner_text("#compression_ratio + dd")
+        accessible(tab, "loop-metrics")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width

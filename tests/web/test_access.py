@@ -70,6 +70,7 @@ ACCESS = {
     "tokenizers/<str:name>/<ref:ref>/download/<str:format>/": [
         ("GET", "/tokenizers/{name}/1/download/hf/", None, 200, 200, 200, 200)],
     "compare/": [("GET", "/compare/?versions={name}@1,{name}@2", None, 200, 200, 200, 200)],
+    "metrics/": [("GET", "/metrics/", None, 200, 200, 200, 200)],
     "playground/": [
         ("GET", "/playground/?versions={name}@1&text=hi", None, 200, 200, 200, 200)],
     "api/": [("GET", "/api/", None, 404, 404, 404, 404)],

@@ -86,3 +86,23 @@ def test_compare_charts_a_share_in_percent_as_its_table_does(client, registry_da
     ratio = Evaluation.objects.get(version=registry_data["small"]).metrics["compression_ratio"]
     assert charts["compression_ratio"]["values"][0] == ratio
     assert charts["compression_ratio"]["max"] is None
+
+
+def test_every_metric_has_its_definition_one_click_away(client, registry_data):
+    from tokenizers_app.bpe.metrics import DEFINITIONS, HEADLINE_METRICS, METRICS
+
+    assert DEFINITIONS.keys() == METRICS.keys()
+    glossary = page(client, "/metrics/")
+    for name, (label, unit, higher) in METRICS.items():
+        entry = glossary[glossary.index(f'<dt id="{name}">'):]
+        entry = entry[:entry.index("</dd>")]
+        assert label in entry and DEFINITIONS[name][0].split(" (")[0] in entry, name
+        assert (unit or "none") in entry, name
+        assert ("no value is marked best" if name == "encode_throughput_mb_s" else
+                f'{"higher" if higher else "lower"} is better') in entry, name
+    compare = page(client, "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out")
+    for html, names in [(page(client, "/"), HEADLINE_METRICS),
+                        (page(client, "/tokenizers/prose-bpe/1/"), HEADLINE_METRICS),
+                        (compare, ["compression_ratio", "encode_throughput_mb_s"])]:
+        for name in names:
+            assert f'href="/metrics/#{name}"' in html, name

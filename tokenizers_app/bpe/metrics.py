@@ -33,6 +33,41 @@ METRICS = {
     "renyi_efficiency": ("Rényi efficiency (α 2.5)", "", True),
     "encode_throughput_mb_s": ("Encode throughput", "MB/s", True),
 }
+# what each metric of ``METRICS`` counts and how it is computed, for people (the glossary at
+# ``/metrics/`` and the links beside every metric's label); unit and direction are ``METRICS``'s
+DEFINITIONS = {
+    "compression_ratio": ("UTF-8 bytes of the corpus per token.",
+                          "total UTF-8 bytes / total tokens of encode_ordinary, each document "
+                          "encoded whole."),
+    "chars_per_token": ("Characters (Unicode code points) per token.",
+                        "total characters / total tokens."),
+    "tokens_per_word": ("Tokens per whitespace-separated word (fertility).",
+                        "total tokens / words, a word being a run of non-space characters."),
+    "word_split_rate": ("Share of word occurrences cut into two or more tokens.",
+                        "words whose bytes touch 2+ tokens / words (whitespace-separated)."),
+    "word_coverage": ("Share of word occurrences that are one token.",
+                      "words (as the tokenizer's own pattern pre-tokenizes the text) encoded as "
+                      "a single token / those words."),
+    "word_coverage_distinct": ("Word coverage over distinct words, each counted once.",
+                               "distinct words that are one token / distinct words."),
+    "vocabulary_utilization": ("Share of the vocabulary the corpus uses.",
+                               "distinct non-special token ids seen / non-special vocab size."),
+    "byte_fallback_rate": ("Share of multi-byte characters spelled by byte pieces rather than "
+                           "by a token of their own (byte-level BPE).",
+                           "multi-byte characters a token boundary cuts through / multi-byte "
+                           "characters; n/a on a text without any."),
+    "unknown_rate": ("Share of characters that end up inside an unknown token (<unk>, [UNK]).",
+                     "characters inside unknown tokens / characters."),
+    "lossless_rate": ("Share of documents that decode back to exactly their text.",
+                      "documents (lines) with decode(encode(x)) == x / documents."),
+    "renyi_efficiency": ("How evenly the corpus uses the vocabulary: 1 = every token equally "
+                         "often.",
+                         "Rényi entropy of order 2.5 of the token frequencies / log of the "
+                         "non-special vocab size."),
+    "encode_throughput_mb_s": ("How fast encode_ordinary ran during the evaluation: a timing, "
+                               "not a score (never marked best: it varies between runs).",
+                               "MB (10^6 bytes) of UTF-8 encoded / seconds spent encoding."),
+}
 # the few metrics that answer "which tokenizer?" at a glance: the leaderboard's columns, the
 # admin's evaluation columns, ``manage.py show`` and the compare page's charts
 HEADLINE_METRICS = ("compression_ratio", "word_coverage", "tokens_per_word",
