@@ -36,6 +36,7 @@ urlpatterns = [
     path("runs/new/", runs.run_new, name="run_new"),
     path("runs/<int:run_id>/", runs.run_detail, name="run"),
     path("runs/<int:run_id>/cancel", runs.run_cancel, name="run_cancel"),
+    path("tokenizers/", leaderboard.tokenizer_list, name="tokenizers"),
     path(f"tokenizers/{NAME}/", versions.tokenizer_detail, name="tokenizer"),
     path(f"tokenizers/{NAME}/<ref:ref>/", versions.version_detail, name="version"),
     path(f"tokenizers/{NAME}/<ref:ref>/evaluate", versions.version_evaluate, name="evaluate"),

@@ -46,14 +46,30 @@ def test_an_evaluation_corpus_ranks_the_versions_that_exist_without_new_training
         page.reload()
     rows = board.locator("tbody tr")
     assert rows.count() == 2 and "computing…" not in board.inner_text()
-    assert [rows.nth(i).locator("td").nth(1).inner_text() for i in range(2)] == [
+    assert [rows.nth(i).locator("td").nth(1).locator("a").inner_text() for i in range(2)] == [
         "prose-bpe@2", "prose-bpe@1"]  # the larger vocab packs more bytes into each token
     assert TrainingRun.objects.count() == runs and TokenizerVersion.objects.count() == 2
     assert set(Evaluation.objects.values_list("status", flat=True)) == {"succeeded"}
     accessible(tab, "loop-leaderboard")
+    page = tab.go("/tokenizers/")
+    accessible(tab, "loop-tokenizers")
     phone = visitor(390)
-    phone.go("/")
+    page = phone.go("/")
     accessible(phone, "loop-leaderboard")
+    page.click("th a:text('Word coverage')")
+    page.fill("#id_min_vocab", "400")
+    page.click("form.vocab-range button")
+    page.wait_for_url("**/?sort=word_coverage&min_vocab=400&max_vocab=")
+    assert page.locator("th[aria-sort] .sort-cue").inner_text() == "▼"
+    assert "Ranked by Word coverage, highest first, vocab size 400 to any" in page.inner_text(
+        ".sort-note")
+    assert page.locator("tbody tr").count() == 1
+    wide = page.evaluate("[...document.querySelectorAll('body *')].filter(e => "
+                         "e.getBoundingClientRect().right > 392 && !e.closest('.table-scroll'))"
+                         ".map(e => e.tagName + '.' + e.className + ' ' + "
+                         "Math.round(e.getBoundingClientRect().right))")
+    assert wide == [] and page.evaluate("document.documentElement.scrollWidth") <= 390, wide
+    accessible(phone, "loop-leaderboard-sorted")
 
 
 LICENSE_TEXT = ("Copyright notice (as found in LICENSE in the original source).\n"

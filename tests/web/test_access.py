@@ -56,6 +56,7 @@ ACCESS = {
                   ("POST", "/runs/new/", RUN_FORM, LOGIN, 403, 400, 400)],
     "runs/<int:run_id>/": [("GET", "/runs/{run}/", None, 200, 200, 200, 200)],
     "runs/<int:run_id>/cancel": [("POST", "/runs/{queued}/cancel", {}, LOGIN, 403, 302, 302)],
+    "tokenizers/": [("GET", "/tokenizers/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/": [("GET", "/tokenizers/{name}/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/": [
         ("GET", "/tokenizers/{name}/1/", None, 200, 200, 200, 200)],

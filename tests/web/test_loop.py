@@ -106,3 +106,50 @@ def test_every_metric_has_its_definition_one_click_away(client, registry_data):
                         (compare, ["compression_ratio", "encode_throughput_mb_s"])]:
         for name in names:
             assert f'href="/metrics/#{name}"' in html, name
+
+
+def test_the_leaderboard_hides_tokenizers_without_a_ready_version(client, registry_data):
+    from tokenizers_app.models import Tokenizer
+
+    Tokenizer.objects.create(name="cancelled-bpe")
+    home = page(client, "/")
+    assert "cancelled-bpe" not in home and "no ready version yet" not in home
+    assert "prose-bpe" in section(home, 'id="all-tokenizers"') and 'href="/tokenizers/"' in home
+    listed = page(client, "/tokenizers/")
+    assert "cancelled-bpe" in listed and "no ready version yet" in listed
+    assert "2 versions, latest: v2" in listed
+
+
+def test_the_leaderboard_tells_versions_apart(client, registry_data):
+    board = section(page(client, "/"), 'On <a href="/corpora/held-out/">held-out</a>')
+    rows = board.split("<tr")[2:]
+    assert len(rows) == 2
+    for row in rows:
+        assert "byte-level BPE" in row and "pattern <code>gpt2</code>" in row
+        assert "1 special token ·" in row and "trained on prose" in row
+
+
+def test_the_leaderboard_shows_the_sort_it_uses(client, registry_data):
+    html = page(client, "/?sort=word_coverage")
+    sorted_heading = html[html.index('aria-sort="descending"') - 40:]
+    assert sorted_heading.index("sorted") < sorted_heading.index("Word coverage")
+    assert '<span class="sort-cue" aria-hidden="true">▼</span> Word coverage' in html
+    assert "Ranked by <strong>Word coverage</strong>, highest first" in html
+    assert html.count('aria-sort=') == 1
+    html = page(client, "/?sort=tokens_per_word")
+    assert '<span class="sort-cue" aria-hidden="true">▲</span> Tokens per word' in html
+    assert "Ranked by <strong>Tokens per word</strong>, lowest first" in html
+
+
+def test_the_leaderboard_filters_by_a_vocab_size_range(client, registry_data):
+    small, large = registry_data["small"], registry_data["large"]
+    assert (small.vocab_size, large.vocab_size) == (300, 600)
+    html = page(client, "/?min_vocab=400")
+    assert large.label in html and small.label not in html
+    assert "vocab size 400 to any" in html and 'href="?sort=word_coverage&amp;min_vocab=400"' \
+        in html  # the other sorts keep the range
+    html = page(client, "/?max_vocab=400&sort=tokens_per_word")
+    assert small.label in html and large.label not in html
+    html = page(client, "/?min_vocab=-3")
+    assert "Vocab size from: Ensure this value is greater than or equal to 0." in html
+    assert small.label in html and large.label in html  # a bad range filters nothing
