@@ -24,7 +24,8 @@ def add_service_error(form: forms.Form, error: ValueError | RegistryError) -> in
 class CorpusUploadForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="letters, digits, '.', '_' or '-'")
     evaluation = forms.BooleanField(required=False, label="Evaluation corpus",
-                                    help_text="evaluate every new version on it")
+                                    help_text="evaluate every version on it: those that "
+                                              "exist, and every new one")
 
 
 class RunForm(forms.Form):
