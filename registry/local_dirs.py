@@ -2,9 +2,17 @@
 broker's folders. Settings only name them; the entry points (``manage.py``, WSGI/ASGI, a Celery
 worker or beat) create them before first use, so importing the settings writes nothing."""
 
+import os
 from pathlib import Path
 
+BASE_DIR = Path(__file__).resolve().parent.parent
 BROKER_FOLDERS = ("data_folder_in", "data_folder_out", "control_folder", "processed_folder")
+
+
+def var_dir(environ=os.environ) -> Path:
+    """The folder of everything this checkout writes by default: ``REGISTRY_VAR_DIR``, or
+    ``var/`` in the checkout."""
+    return Path(environ.get("REGISTRY_VAR_DIR", BASE_DIR / "var"))
 
 
 def ensure_local_dirs() -> None:

@@ -14,8 +14,10 @@ from urllib.parse import urlsplit, urlunsplit
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from registry.local_dirs import var_dir
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("REGISTRY_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR = var_dir()
 
 
 def env_bool(name: str, default: bool) -> bool:

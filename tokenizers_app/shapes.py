@@ -105,6 +105,11 @@ class VersionOut(Schema):
                    created_at=version.created_at, lineage=version.lineage(), **more)
 
 
+class VersionImportOut(VersionOut):
+    # for GPT-2 files (which hold no pattern): the pattern the version got, given or assumed
+    pattern_note: str | None = None
+
+
 class VersionDetailOut(VersionOut):
     """A version with its evaluations, by corpus name."""
 
@@ -135,6 +140,17 @@ class CorpusOut(Schema):
                    line_count=corpus.line_count, char_count=corpus.char_count,
                    scripts=corpus.scripts, evaluation=corpus.is_evaluation,
                    original_filename=corpus.original_filename, created_at=corpus.created_at)
+
+
+class CorpusUploadOut(CorpusOut):
+    # set when the bytes were already a corpus of another name: "these bytes are already
+    # corpus web; the name web-2 was not used"
+    name_not_used: str | None = None
+
+    @classmethod
+    def of(cls, corpus: Corpus, *, asked_name: str = "") -> CorpusUploadOut:
+        return cls(**CorpusOut.of(corpus).dict(),
+                   name_not_used=corpus.name_not_used(asked_name) if asked_name else None)
 
 
 class RunOut(Schema):

@@ -60,6 +60,11 @@ def test_an_upload_is_a_corpus_and_the_same_bytes_give_it_back(client, registry)
     assert response.status_code == 201 and response.json()["line_count"] == 100
     again = upload(client, "héllo\nwörld\n".encode() * 50, "other", **key)
     assert again.status_code == 200 and again.json()["name"] == "web"
+    assert again.json()["name_not_used"] == ("these bytes are already corpus web; the name other "
+                                             "was not used")
+    assert response.json()["name_not_used"] is None
+    assert upload(client, "héllo\nwörld\n".encode() * 50, "web", **key).json()[
+        "name_not_used"] is None
 
 
 @pytest.mark.parametrize("data, status, message", [
@@ -149,6 +154,30 @@ def test_imports_make_versions_and_refuse_what_is_not_a_tokenizer(client, regist
     assert refused.status_code == 400 and "cannot tell the tokenizer format" in \
         refused.json()["detail"]
     assert not TokenizerVersion.objects.filter(tokenizer__name="junk").exists()
+
+
+def test_gpt2_files_are_imported_with_the_pattern_given_and_the_answer_says_which(client,
+                                                                                   registry):
+    key = bearer(registry["member_key"])
+    core = registry["small"].load_tokenizer()
+
+    def imported(name, **fields):
+        streams = []
+        for file_name, data in dumps_tokenizer(core, "gpt2").items():
+            streams.append(io.BytesIO(data))
+            streams[-1].name = file_name
+        return client.post(f"/api/tokenizers/{name}/import", {"files": streams, **fields}, **key)
+
+    assumed, given = imported("assumed"), imported("given", pattern="gpt4")
+    assert assumed.status_code == 201 and assumed.json()["pattern"] == "gpt2"
+    assert assumed.json()["pattern_note"].endswith("splits text with gpt2, assumed; import them "
+                                                   "again with the pattern it was trained with "
+                                                   "(gpt4, or its regex) if that was another")
+    assert given.status_code == 201 and given.json()["pattern"] == "gpt4"
+    assert given.json()["pattern_note"] == ("GPT-2 files hold no pattern: given@1 splits text "
+                                            "with gpt4, as given")
+    bad = imported("bad", pattern="(")
+    assert bad.status_code == 400 and "does not compile" in bad.json()["detail"]
 
 
 def test_only_staff_move_aliases_and_change_lifecycles(client, registry):

@@ -53,6 +53,16 @@ def test_reimporting_the_export_gives_the_same_merges_vocab_and_special_tokens(
     assert back.pattern == "gpt2"  # the files hold no pattern
 
 
+def test_the_files_are_read_with_the_pattern_the_reader_is_told():
+    from tokenizers_app.bpe.formats import dumps_tokenizer, loads_tokenizer
+
+    files = dumps_tokenizer(trained("gpt4", ()), "gpt2")
+    assert loads(files, pattern="gpt4").pattern == "gpt4"
+    assert loads_tokenizer(files, pattern="gpt4").pattern == "gpt4"
+    with pytest.raises(ValueError, match="name their own pattern"):
+        loads_tokenizer(dumps_tokenizer(trained("gpt4", ()), "hf"), pattern="gpt4")
+
+
 def test_merges_are_read_with_or_without_the_version_header():
     files = dumps_tokenizer(trained("gpt2", True), "gpt2")
     assert files["merges.txt"].startswith(b"#version: 0.2\n")

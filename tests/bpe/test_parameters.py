@@ -62,3 +62,13 @@ def test_sweep_sizes_must_lie_between_the_bytes_and_the_vocab_size(sizes, messag
     with pytest.raises(Invalid, match=message) as raised:
         check_sweep(sizes, 400, 2)
     assert raised.value.field == "sweep"
+
+
+def test_the_vocab_size_bound_counts_one_special_token_in_the_singular():
+    from tokenizers_app.bpe.parameters import check_vocab_size
+    from tokenizers_app.errors import Invalid
+
+    with pytest.raises(Invalid, match=r"from 257 \(256 bytes \+ 1 special token\) or more"):
+        check_vocab_size(256, 1)
+    with pytest.raises(Invalid, match=r"\+ 2 special tokens\)"):
+        check_vocab_size(256, 2)

@@ -214,3 +214,30 @@ def test_staff_change_a_tokenizers_owner_and_members_cannot(staff_client, versio
     assert refused.status_code == 302 and "/admin/login/" in refused["Location"]
     tokenizer.refresh_from_db()
     assert tokenizer.owner == owner
+
+
+def test_evaluation_rows_are_titled_by_version_and_corpus_and_units_show_once(staff_client,
+                                                                              versions):
+    from tokenizers_app.bpe.metric_text import metric_number
+    from tokenizers_app.models import Evaluation
+    from tokenizers_app.services.evaluations import evaluate_version
+
+    held_out = import_text(sample_text(3_000, offset=100_000), "held-out")
+    evaluate_version(version=versions[0], corpus=held_out)
+    evaluation = Evaluation.objects.get(corpus=held_out)
+    assert str(evaluation) == f"{versions[0].label} on held-out"
+
+    page = staff_client.get(f"/admin/tokenizers_app/evaluation/{evaluation.pk}/change/")
+    html = page.content.decode()
+    assert f"{versions[0].label} on held-out" in html and "Evaluation object" not in html
+    version_page = staff_client.get(
+        f"/admin/tokenizers_app/tokenizerversion/{versions[0].pk}/change/").content.decode()
+    assert "Evaluation object" not in version_page
+    listing = staff_client.get("/admin/tokenizers_app/evaluation/").content.decode()
+    ratio = evaluation.metrics["compression_ratio"]
+    assert "Compression ratio (bytes/token)" in listing
+    assert f">{metric_number(ratio, 'compression_ratio')}<" in listing
+    assert "bytes/token<" not in listing.split("</thead>")[1]  # the unit is in the heading only
+    coverage = metric_number(evaluation.metrics["word_coverage"], "word_coverage",
+                             percent_sign=False)
+    assert f">{coverage}<" in listing and "\u00a0%<" not in listing

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from registry.bare_checkout import debug_on_a_bare_checkout
+from registry.bare_checkout import debug_off_for_start, debug_on_a_bare_checkout
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -26,6 +26,19 @@ def test_the_rule_turns_debug_on_only_when_neither_debug_nor_a_key_is_set():
     assert debug_on_a_bare_checkout(bare) and bare == {"DEBUG": "1"}
     assert not debug_on_a_bare_checkout(deployed) and deployed == {"SECRET_KEY": GOOD_KEY}
     assert not debug_on_a_bare_checkout(asked) and asked == {"DEBUG": "0"}
+
+
+def test_start_on_a_bare_checkout_runs_with_debug_off_and_a_key_of_its_own(tmp_path):
+    first, again, deployed = {}, {}, {"SECRET_KEY": GOOD_KEY}
+
+    assert debug_off_for_start(tmp_path / "var", first) and first["DEBUG"] == "0"
+    assert len(first["SECRET_KEY"]) >= 50 and first["SECRET_KEY"] != GOOD_KEY
+    assert (tmp_path / "var" / "secret-key").stat().st_mode & 0o077 == 0  # its owner's only
+    assert debug_off_for_start(tmp_path / "var", again) and again == first  # kept, not remade
+    assert not debug_off_for_start(tmp_path / "var", deployed) and deployed == {
+        "SECRET_KEY": GOOD_KEY}
+    asked = {"DEBUG": "1"}
+    assert not debug_off_for_start(tmp_path / "var", asked) and asked == {"DEBUG": "1"}
 
 
 def bare_environment(**env) -> dict:

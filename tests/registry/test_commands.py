@@ -294,3 +294,35 @@ def test_a_command_acting_for_an_unknown_user_is_refused_and_its_help_names_the_
             call_command(command, "--help")
         assert "without --user the command acts as the operator" in \
             " ".join(capsys.readouterr().out.split()), command
+
+
+def test_import_tokenizer_takes_the_pattern_gpt2_files_cannot_hold_and_says_which(
+        db, media_root, tmp_path):
+    from tokenizers_app.bpe import save_tokenizer
+    tokenizer = train_bpe([sample_text(10_000)], 300, pattern="gpt4").tokenizer()
+    save_tokenizer(tokenizer, tmp_path / "gpt2", "gpt2")
+
+    assumed = run_command("import_tokenizer", str(tmp_path / "gpt2"), "--tokenizer", "guess")
+    given = run_command("import_tokenizer", str(tmp_path / "gpt2"), "--tokenizer", "told",
+                        "--pattern", "gpt4")
+
+    assert "GPT-2 files hold no pattern: guess@1 splits text with gpt2, assumed" in assumed
+    assert "GPT-2 files hold no pattern: told@1 splits text with gpt4, as given" in given
+    told = TokenizerVersion.objects.get(tokenizer__name="told")
+    assert told.pattern == "gpt4" and told.load_tokenizer().encode("it's 2024") == \
+        tokenizer.encode("it's 2024")
+    save_tokenizer(tokenizer, tmp_path / "t.json", "hf")
+    with pytest.raises(CommandError, match="name their own pattern"):
+        run_command("import_tokenizer", str(tmp_path / "t.json"), "--tokenizer", "x",
+                    "--pattern", "gpt2")
+
+
+def test_cancel_run_refuses_a_finished_run_with_a_command_error(db, media_root):
+    corpus = import_text(sample_text(2_000), "small")
+    run = start_training_run(corpora=[corpus], tokenizer_name="done-bpe", vocab_size=260)
+    TrainingRun.objects.filter(pk=run.pk).update(status=TrainingRun.Status.SUCCEEDED)
+
+    with pytest.raises(CommandError, match=rf"run {run.pk} has already finished \(succeeded\): "
+                                           r"there is nothing to cancel"):
+        run_command("cancel_run", str(run.pk))
+    assert TrainingRun.objects.get(pk=run.pk).status == "succeeded"

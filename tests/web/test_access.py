@@ -44,6 +44,7 @@ RUN_JSON = {"tokenizer": "{name}", "corpora": ["{corpus}"], "vocab_size": 1}
 ACCESS = {
     "": [("GET", "/", None, 200, 200, 200, 200)],
     "health": [("GET", "/health", None, 200, 200, 200, 200)],
+    "favicon.ico": [("GET", "/favicon.ico", None, 302, 302, 302, 302)],
     "accounts/login/": [("GET", "/accounts/login/", None, 200, 200, 200, 200)],
     "corpora/": [("GET", "/corpora/", None, 200, 200, 200, 200)],
     "corpora/upload/": [("GET", "/corpora/upload/", None, LOGIN, 200, 200, 200)],

@@ -7,9 +7,6 @@ it. Any active staff user may use these pages (no per-model permissions needed).
 
 from django import forms
 from django.contrib import admin, messages
-from django.template.defaultfilters import filesizeformat
-from django.urls import reverse
-from django.utils.html import format_html
 
 from ..bpe.metric_text import reported_text
 from ..bpe.metrics import HEADLINE_METRICS, METRICS
@@ -23,7 +20,6 @@ from ..models import (
     TokenizerVersion,
     TrainingRun,
 )
-from ..services.corpora import set_evaluation
 from ..services.evaluations import request_evaluation
 from ..services.runs import cancel_training_run
 from ..services.staff import (
@@ -80,32 +76,6 @@ class StaffInline(admin.TabularInline):
         return False
 
 
-@admin.register(Corpus)
-class CorpusAdmin(StaffAdmin):
-    list_display = ["name", "size_bytes", "line_count", "is_evaluation", "created_at"]
-    list_filter = ["is_evaluation"]
-    search_fields = ["name", "sha256"]
-    fields = ["name", "is_evaluation", "original_filename", "stored_file", "size_bytes",
-              "sha256", "line_count", "char_count", "scripts", "uploaded_by", "created_at"]
-    readonly_fields = [f for f in fields if f not in ("is_evaluation",)]
-    actions = ["evaluate_everything"]
-
-    def save_model(self, request, obj, form, change):  # made one, it evaluates what exists
-        set_evaluation(corpus=obj, is_evaluation=obj.is_evaluation, user=request.user)
-
-    @admin.action(description="Make evaluation corpora: evaluate every ready version on them")
-    def evaluate_everything(self, request, queryset):
-        for corpus in queryset:
-            set_evaluation(corpus=corpus, is_evaluation=True, user=request.user)
-        messages.success(request, "every ready version is queued for evaluation on them")
-
-    @admin.display(description="file")
-    def stored_file(self, corpus):
-        """The file through the access-checked download (the media folder is never served)."""
-        return format_html('<a href="{}">{}</a> ({})', reverse("corpus_file", args=[corpus.name]),
-                           f"{corpus.name}.txt", filesizeformat(corpus.size_bytes))
-
-
 @admin.register(TrainingRun)
 class TrainingRunAdmin(StaffAdmin):
     list_display = ["id", "tokenizer", "vocab_size", "pattern", "status", "stage",
@@ -149,13 +119,14 @@ class TokenizerAdmin(StaffAdmin):
 
 
 def metric_column(name: str):
-    """An admin column showing one metric of an evaluation, with its unit."""
+    """An admin column showing one metric of an evaluation: its unit in the heading, once, and
+    the bare number in each cell ("Compression ratio (bytes/token)" over "4.604")."""
     label, unit, _ = METRICS[name]
 
     @admin.display(description=f"{label} ({unit})" if unit else label)
     def column(admin_or_evaluation, evaluation=None):  # a function, or a method of an admin
         evaluation = evaluation or admin_or_evaluation
-        return reported_text(evaluation.metrics, name)
+        return reported_text(evaluation.metrics, name, number_only=True)
 
     return column
 

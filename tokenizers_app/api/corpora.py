@@ -8,7 +8,7 @@ from ninja.files import UploadedFile
 from ..errors import Invalid
 from ..models import Corpus
 from ..services.corpora import import_staged_corpus
-from ..shapes import CorpusOut
+from ..shapes import CorpusOut, CorpusUploadOut
 from ..uploads import staged_upload
 from .auth import READ, WRITE
 from .errors import ERRORS
@@ -29,11 +29,11 @@ def get_corpus(request, name: str):
     return CorpusOut.of(corpus)
 
 
-@router.post("", response={201: CorpusOut, 200: CorpusOut, **ERRORS}, auth=WRITE)
+@router.post("", response={201: CorpusUploadOut, 200: CorpusUploadOut, **ERRORS}, auth=WRITE)
 def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
                   file: File[UploadedFile] = None):
     """A UTF-8 text file as a corpus (201); the same bytes as an existing corpus give that
-    corpus (200)."""
+    corpus (200), with ``name_not_used`` saying so when it has another name."""
     upload, error = staged_upload(request)
     if error is not None:
         raise error
@@ -43,4 +43,4 @@ def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
     existing = Corpus.objects.filter(sha256=upload.staged.sha256).exists()
     corpus = import_staged_corpus(staged=upload.staged, name=name, original_filename=upload.name,
                                   uploaded_by=request.user, is_evaluation=evaluation)
-    return Status(200 if existing else 201, CorpusOut.of(corpus))
+    return Status(200 if existing else 201, CorpusUploadOut.of(corpus, asked_name=name))

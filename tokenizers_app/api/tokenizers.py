@@ -15,8 +15,15 @@ from ..models import Corpus, Tokenizer, TokenizerVersion
 from ..services.downloads import render_download
 from ..services.evaluations import request_evaluation
 from ..services.staff import deprecate_version, move_alias, publish_version
-from ..services.versions import import_tokenizer
-from ..shapes import AliasOut, EvaluationOut, TokenizerOut, VersionDetailOut, VersionOut
+from ..services.versions import import_tokenizer, pattern_note
+from ..shapes import (
+    AliasOut,
+    EvaluationOut,
+    TokenizerOut,
+    VersionDetailOut,
+    VersionImportOut,
+    VersionOut,
+)
 from .auth import READ, WRITE
 from .errors import ERRORS
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, TokenizerPage, VersionPage, page_of
@@ -121,19 +128,22 @@ def check_text(text: str) -> None:
                       field="text") from None
 
 
-@router.post("/{name}/import", response={201: VersionOut, **ERRORS}, auth=WRITE)
+@router.post("/{name}/import", response={201: VersionImportOut, **ERRORS}, auth=WRITE)
 def import_files(request, name: str, files: list[UploadedFile] = File(...),
-                 format: Form[Format | None] = None):
+                 format: Form[Format | None] = None, pattern: Form[str | None] = None):
     """A new version from tokenizer files in any format the core reads (the format is detected
-    when not given); the same content as an existing version gives that version."""
+    when not given); the same content as an existing version gives that version. GPT-2 files
+    hold no pattern: ``pattern`` names it (``gpt2`` assumed), and ``pattern_note`` says which."""
     if sum(upload.size for upload in files) > settings.TOKENIZER_IMPORT_MAX_BYTES:
         raise TooLarge(f"tokenizer files over {settings.TOKENIZER_IMPORT_MAX_BYTES} bytes are "
                        f"refused (TOKENIZER_IMPORT_MAX_BYTES)", field="files")
-    version = import_tokenizer(files={upload.name: upload.read() for upload in files},
-                               tokenizer_name=name, format=format, created_by=request.user,
+    contents = {upload.name: upload.read() for upload in files}
+    version = import_tokenizer(files=contents, tokenizer_name=name, format=format,
+                               pattern=pattern, created_by=request.user,
                                source_detail=f"imported over HTTP from "
                                              f"{', '.join(u.name for u in files)}")
-    return Status(201, VersionOut.of(_version(name, str(version.number))))
+    note = pattern_note(version=version, files=contents, format=format, pattern=pattern)
+    return Status(201, VersionImportOut.of(_version(name, str(version.number)), pattern_note=note))
 
 
 class EvaluateIn(Schema):

@@ -35,16 +35,17 @@ def metric_shown(value, name: str) -> float | None:
     return 100 * value if metric_unit(name) == "%" else value
 
 
-def metric_number(value, name: str) -> str:
+def metric_number(value, name: str, percent_sign: bool = True) -> str:
     """The number alone, for a table whose heading carries the unit: ``metric_number(3.42,
     "compression_ratio") -> "3.420"``; shares keep their sign, joined by a no-break space:
-    ``metric_number(0.971, "word_coverage") -> "97.1\\u00a0%"``; ``metric_number(None, ...) ->
+    ``metric_number(0.971, "word_coverage") -> "97.1\\u00a0%"`` (``"97.1"`` with
+    ``percent_sign=False``, under a heading that says ``%``); ``metric_number(None, ...) ->
     "—"``."""
     shown = metric_shown(value, name)
     if shown is None:
         return NO_VALUE
     if metric_unit(name) == "%":
-        return f"{shown:.1f}{NO_BREAK}%"
+        return f"{shown:.1f}" + (f"{NO_BREAK}%" if percent_sign else "")
     return f"{shown:.3f}" if abs(shown) < 10 else f"{shown:,.1f}"
 
 
@@ -57,10 +58,13 @@ def metric_text(value, name: str) -> str:
     return number if number == NO_VALUE or unit in ("", "%") else f"{number} {unit}"
 
 
-def reported_text(metrics: dict, name: str) -> str:
+def reported_text(metrics: dict, name: str, number_only: bool = False) -> str:
     """A metric of an evaluation's ``metrics`` as text: ``reported_text({"byte_fallback_rate":
     None}, "byte_fallback_rate") -> "n/a"`` (undefined there), ``reported_text({},
-    "unknown_rate") -> "—"`` (not reported), else ``metric_text``."""
+    "unknown_rate") -> "—"`` (not reported), else ``metric_text`` (or, ``number_only``, the
+    number without unit or ``%`` sign, under a heading that has them)."""
     if name in metrics and metrics[name] is None:
         return UNDEFINED
+    if number_only:
+        return metric_number(metrics.get(name), name, percent_sign=False)
     return metric_text(metrics.get(name), name)

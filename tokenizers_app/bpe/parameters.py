@@ -54,7 +54,8 @@ def check_vocab_size(vocab_size, num_special: int, maximum: int | None = None) -
     if not is_int(vocab_size) or vocab_size < low or (maximum is not None and vocab_size > maximum):
         upto = f" to {maximum} (MAX_VOCAB_SIZE)" if maximum is not None else " or more"
         raise Invalid(f"vocab size {vocab_size!r} is out of bounds: it must be an integer from "
-                      f"{low} (256 bytes + {num_special} special tokens){upto}",
+                      f"{low} (256 bytes + {num_special} special "
+                      f"token{'' if num_special == 1 else 's'}){upto}",
                       field="vocab_size")
     return vocab_size
 

@@ -59,6 +59,15 @@ class Corpus(models.Model):
     def path(self) -> Path:
         return Path(self.file.path)
 
+    def name_not_used(self, asked_name: str) -> str | None:
+        """What to tell someone who stored these bytes under ``asked_name``: nothing when the
+        corpus is called that; else that the bytes are this corpus and the name was not used.
+        ``web.name_not_used("web-2")`` -> "these bytes are already corpus web; the name web-2
+        was not used"."""
+        if asked_name == self.name:
+            return None
+        return f"these bytes are already corpus {self.name}; the name {asked_name} was not used"
+
     def mark_evaluation(self, is_evaluation: bool = True) -> None:
         """Make this an evaluation corpus (every new ready version is evaluated on it), or not."""
         Corpus.objects.filter(pk=self.pk).update(is_evaluation=is_evaluation)

@@ -80,6 +80,10 @@ class Evaluation(models.Model):
 
     objects = EvaluationQuerySet.as_manager()
 
+    def __str__(self) -> str:
+        """``prose-bpe@2 on held-out``"""
+        return f"{self.version.label} on {self.corpus.name}"
+
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "corpus"],
                                                name="evaluation_unique_pair")]

@@ -22,6 +22,12 @@ class RunQuerySet(models.QuerySet):
         """Runs not finished yet (queued or running)."""
         return self.exclude(status__in=TrainingRun.FINISHED)
 
+    def started_by(self, user):
+        """``user``'s runs, the latest first (none for an anonymous visitor)."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(created_by=user).order_by("-created_at", "-pk")
+
     def stale(self, cutoff):
         """Running runs whose last heartbeat is older than ``cutoff``."""
         return self.filter(status=TrainingRun.Status.RUNNING, heartbeat_at__lt=cutoff)

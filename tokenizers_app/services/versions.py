@@ -8,8 +8,9 @@ from django.db.models import Max
 
 from ..bpe import Tokenizer as CoreTokenizer
 from ..bpe.canonical import content_digest
-from ..bpe.formats import loads_tokenizer
+from ..bpe.formats import PATTERNLESS_FORMATS, detect_format, loads_tokenizer
 from ..bpe.pattern_check import check_pattern
+from ..bpe.pretokenize import pattern_name
 from ..errors import Invalid
 from ..models import Algorithm, Corpus, Tokenizer, TokenizerVersion, check_name
 from .evaluations import queue_evaluation
@@ -55,15 +56,20 @@ def check_may_add_to(*, name: str, user) -> None:
 
 
 def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: str | None = None,
-                     source_detail: str = "", created_by=OPERATOR) -> TokenizerVersion:
+                     pattern: str | None = None, source_detail: str = "",
+                     created_by=OPERATOR) -> TokenizerVersion:
     """A version from tokenizer files in any format the core reads (detected when not given);
     the same content as an existing version of the tokenizer gives that version back. Only the
     tokenizer's owner or staff may import into an existing tokenizer (``permissions``). A custom
     pattern is tried on adversarial inputs first (``check_pattern``): one that backtracks
-    without end is refused."""
+    without end is refused. ``pattern`` is for GPT-2 files, which hold none (``pattern_note``
+    says which one the version got)."""
     check_name("tokenizer", tokenizer_name)
     check_may_add_to(name=tokenizer_name, user=created_by)
-    core = loads_tokenizer(files, format)
+    if pattern is not None and (format or detect_format(files)) not in PATTERNLESS_FORMATS:
+        raise Invalid("these files name their own pattern; a pattern is given only for GPT-2 "
+                      "files (vocab.json + merges.txt), which hold none", field="pattern")
+    core = loads_tokenizer(files, format, pattern=pattern)
     if core.algorithm != Algorithm.BYTE_BPE:
         raise Invalid(f"the registry keeps byte-level BPE tokenizers; these files hold a "
                       f"{core.algorithm} tokenizer", field="files")
@@ -73,3 +79,17 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
         return add_version(tokenizer=tokenizer, core=core, source=TokenizerVersion.Source.IMPORT,
                            source_detail=detail, created_by=recorded(created_by))
+
+
+def pattern_note(*, version: TokenizerVersion, files: dict[str, bytes], format: str | None = None,
+                 pattern: str | None = None) -> str | None:
+    """What an import says of the pattern when its files hold none (GPT-2's): the one the version
+    splits text with, as given or as assumed; ``None`` for files that name their own."""
+    if (format or detect_format(files)) not in PATTERNLESS_FORMATS:
+        return None
+    used = (f"GPT-2 files hold no pattern: {version.label} splits text with "
+            f"{pattern_name(version.pattern)}")
+    if pattern is not None:
+        return f"{used}, as given"
+    return (f"{used}, assumed; import them again with the pattern it was trained with (gpt4, "
+            f"or its regex) if that was another")

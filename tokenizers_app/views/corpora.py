@@ -71,8 +71,12 @@ def corpus_upload(request):
     if request.method == "POST":
         corpus, status = _register(request, form)
         if corpus is not None:
-            messages.success(request, f"corpus {corpus.name}: {corpus.size_bytes} bytes, "
-                                      f"sha256 {corpus.sha256[:12]}…")
+            duplicate = corpus.name_not_used(form.cleaned_data["name"])
+            if duplicate:
+                messages.warning(request, duplicate)
+            else:
+                messages.success(request, f"corpus {corpus.name}: {corpus.size_bytes} bytes, "
+                                          f"sha256 {corpus.sha256[:12]}…")
             return _redirect(request, reverse("corpus", args=[corpus.name]))
     # htmx swaps only 2xx answers: it gets the page with its errors as 200
     return render(request, "tokenizers_app/corpus_upload.html",

@@ -28,6 +28,7 @@ def index(request):
         "boards": boards, "sort": sort, "columns": COLUMNS, "vocab": vocab,
         "sort_links": {name: "?" + urlencode({"sort": name, **kept}) for name in COLUMNS},
         "runs": TrainingRun.objects.active().select_related("tokenizer")[:20],
+        "my_runs": TrainingRun.objects.started_by(request.user).select_related("tokenizer")[:5],
         "tokenizers": Tokenizer.objects.with_latest().filter(ready_versions__gt=0)
                                        .order_by("name")[:200]})
 

@@ -45,14 +45,23 @@ def dumps_tokenizer(tokenizer, format: str = "native", name: str = "tokenizer") 
     return module.dumps(tokenizer, name)
 
 
-def loads_tokenizer(files: dict[str, bytes], format: str | None = None):
+PATTERNLESS_FORMATS = ("gpt2",)  # their files hold no pattern: the reader is told it or assumes
+
+
+def loads_tokenizer(files: dict[str, bytes], format: str | None = None,
+                    pattern: str | None = None):
     """A tokenizer from file contents ``{file name: bytes}``; the format is detected when not
-    given. A file that is not a tokenizer is a ``ValueError``."""
+    given. ``pattern`` is for files that hold none (GPT-2's; ``gpt2`` assumed when not given);
+    other files name their own, so a pattern given for them is a ``ValueError``, as is a file
+    that is not a tokenizer."""
     if not files:
         raise ValueError("no tokenizer files given")
     format = check_format(format) if format else detect_format(files)
+    if pattern is not None and format not in PATTERNLESS_FORMATS:
+        raise ValueError(f"{format} files name their own pattern; a pattern is given only for "
+                         f"GPT-2 files (vocab.json + merges.txt), which hold none")
     if format == "gpt2":
-        return gpt2.loads(files)
+        return gpt2.loads(files, pattern)
     if format == "tiktoken":
         return tiktoken.loads(files)
     if format == "transformers":
@@ -181,5 +190,5 @@ def read_tokenizer_files(path, max_bytes: int | None = None) -> dict[str, bytes]
     return files
 
 
-__all__ = ["FORMATS", "detect_format", "dumps_tokenizer", "load_tokenizer", "loads_tokenizer",
+__all__ = ["FORMATS", "PATTERNLESS_FORMATS", "detect_format", "dumps_tokenizer", "load_tokenizer", "loads_tokenizer",
            "read_tokenizer_files", "save_tokenizer", "write_tokenizer_files"]

@@ -5,8 +5,8 @@ one merge per line, ``left right`` in rank order, after a ``#version: 0.2`` head
 always, read with or without it). The files hold no pattern and no list of special tokens, so on
 import the pattern is ``gpt2`` and the special tokens are the vocab entries that are neither
 single bytes nor made by a merge (``<|endoftext|>`` in GPT-2), in id order. A tokenizer with
-another pattern can be written, but every reader of these files (this one too) splits text with
-GPT-2's regex.
+another pattern can be written, but the files cannot say so: a reader assumes GPT-2's regex unless
+told the pattern (``loads(files, pattern="gpt4")``).
 
 A char-level tokenizer (``end_of_word_suffix`` ``</w>``, subword-nmt style) is written to the same
 two files; a folder whose vocab lacks the byte alphabet but has ``</w>`` tokens is read as one.
@@ -22,6 +22,7 @@ from .char_level import gpt2_files, gpt2_tokenizer
 from .common import field, parse_json, text_file
 
 VOCAB, MERGES = "vocab.json", "merges.txt"
+ASSUMED_PATTERN = "gpt2"  # the files hold no pattern: GPT-2's, unless the reader is told another
 HEADER = "#version: 0.2"
 
 
@@ -40,8 +41,9 @@ def dumps(tokenizer, name: str = "tokenizer") -> dict[str, bytes]:
             MERGES: ("\n".join(lines) + "\n").encode()}
 
 
-def loads(files: dict[str, bytes]):
-    """A tokenizer from the bytes of ``vocab.json`` and ``merges.txt``."""
+def loads(files: dict[str, bytes], pattern: str | None = None):
+    """A tokenizer from the bytes of ``vocab.json`` and ``merges.txt``, splitting text with
+    ``pattern`` (the files hold none; ``gpt2`` when not given)."""
     missing = [n for n in (VOCAB, MERGES) if n not in files]
     if missing:
         raise ValueError(f"a GPT-2 tokenizer needs {VOCAB} and {MERGES}; {missing[0]} is missing")
@@ -51,7 +53,7 @@ def loads(files: dict[str, bytes]):
         return gpt2_tokenizer(spellings, merges)
     vocab = {token_id: unspell(spelling) for spelling, token_id in spellings.items()}
     merges = [(unspell(a), unspell(b)) for a, b in merges]
-    return Tokenizer(vocab, merges, _find_specials(vocab, merges), "gpt2")
+    return Tokenizer(vocab, merges, _find_specials(vocab, merges), pattern or ASSUMED_PATTERN)
 
 
 def read_vocab(data: bytes) -> dict[str, int]:

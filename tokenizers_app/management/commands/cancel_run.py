@@ -21,8 +21,17 @@ class Command(BaseCommand):
         run = TrainingRun.objects.filter(pk=run_id).first()
         if run is None:
             raise CommandError(f"no training run {run_id}")
+        if run.is_finished:
+            raise nothing_to_cancel(run)
         with refusals_as_command_errors():
             run = cancel_training_run(run=run, user=acting)
+        if run.is_finished and run.status != TrainingRun.Status.CANCELLED:
+            raise nothing_to_cancel(run)  # it finished on its own in the meantime
         running = run.status == TrainingRun.Status.RUNNING
         self.stdout.write(f"run {run.pk}: {run.status}" + (" (cancel requested)" if running
                                                              else ""))
+
+
+def nothing_to_cancel(run: TrainingRun) -> CommandError:
+    return CommandError(f"run {run.pk} has already finished ({run.get_status_display().lower()}): "
+                        f"there is nothing to cancel")
