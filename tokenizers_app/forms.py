@@ -24,7 +24,8 @@ def add_service_error(form: forms.Form, error: ValueError | RegistryError) -> in
 class CorpusUploadForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="letters, digits, '.', '_' or '-'")
     evaluation = forms.BooleanField(required=False, label="Evaluation corpus",
-                                    help_text="evaluate every new version on it")
+                                    help_text="evaluate every version on it: those that "
+                                              "exist, and every new one")
 
 
 class RunForm(forms.Form):
@@ -66,3 +67,22 @@ class RunForm(forms.Form):
     def pattern_value(self) -> str:
         data = self.cleaned_data
         return data["custom_pattern"] if data["pattern"] == "custom" else data["pattern"]
+
+
+class VocabRangeForm(forms.Form):
+    """The leaderboard's vocab-size range (GET ``min_vocab``, ``max_vocab``, both optional)."""
+
+    min_vocab = forms.IntegerField(required=False, min_value=0, label="Vocab size from")
+    max_vocab = forms.IntegerField(required=False, min_value=0, label="to")
+
+    def within(self, evaluations):
+        """``evaluations`` of versions whose vocab size is in the range (all when it is not
+        valid: the form then says why beside its field)."""
+        if not self.is_valid():
+            return evaluations
+        low, high = self.cleaned_data["min_vocab"], self.cleaned_data["max_vocab"]
+        if low is not None:
+            evaluations = evaluations.filter(version__vocab_size__gte=low)
+        if high is not None:
+            evaluations = evaluations.filter(version__vocab_size__lte=high)
+        return evaluations

@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import compare, corpora, health, leaderboard, runs, staff, versions
+from .views import compare, corpora, health, leaderboard, metrics, runs, staff, versions
 
 
 class RefConverter:
@@ -36,8 +36,10 @@ urlpatterns = [
     path("runs/new/", runs.run_new, name="run_new"),
     path("runs/<int:run_id>/", runs.run_detail, name="run"),
     path("runs/<int:run_id>/cancel", runs.run_cancel, name="run_cancel"),
+    path("tokenizers/", leaderboard.tokenizer_list, name="tokenizers"),
     path(f"tokenizers/{NAME}/", versions.tokenizer_detail, name="tokenizer"),
     path(f"tokenizers/{NAME}/<ref:ref>/", versions.version_detail, name="version"),
+    path(f"tokenizers/{NAME}/<ref:ref>/evaluate", versions.version_evaluate, name="evaluate"),
     path(f"tokenizers/{NAME}/<ref:ref>/vocab/", versions.version_vocab, name="vocab"),
     path(f"tokenizers/{NAME}/<ref:ref>/merges/", versions.version_merges, name="merges"),
     path(f"tokenizers/{NAME}/<ref:ref>/tokens/<int:token_id>/", versions.token_detail,
@@ -47,5 +49,6 @@ urlpatterns = [
     path(f"tokenizers/{NAME}/<ref:ref>/alias", staff.version_alias, name="version_alias"),
     path(f"tokenizers/{NAME}/<ref:ref>/publish", staff.version_publish, name="version_publish"),
     path("compare/", compare.compare, name="compare"),
+    path("metrics/", metrics.glossary, name="metrics"),
     path("playground/", compare.playground, name="playground"),
 ]

@@ -193,3 +193,10 @@ SMALL_CHAR = train_char_bpe([TRAINING[:20_000]], 150, split="word_punct").tokeni
        st.sampled_from(["gpt2", "gpt4", "char"]))
 def test_fast_evaluate_equals_the_reference_on_random_lines(lines, kind):
     same_metrics(SMALL_CHAR if kind == "char" else SMALL[kind], lines)
+
+
+def test_the_byte_fallback_rate_of_a_text_without_multibyte_characters_is_undefined():
+    tokenizer = train_bpe([TEXT], vocab_size=300).tokenizer()
+    ascii_only = evaluate(tokenizer, ["plain ASCII text, nothing more\n"])
+    assert "byte_fallback_rate" in ascii_only and ascii_only["byte_fallback_rate"] is None
+    assert evaluate(tokenizer, ["café\n"])["byte_fallback_rate"] is not None

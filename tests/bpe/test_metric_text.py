@@ -27,9 +27,33 @@ def test_labels_and_units_come_from_the_core_and_unknown_names_are_themselves():
     assert (metric_label("bytes"), metric_unit("bytes")) == ("bytes", "")
 
 
+def test_an_undefined_value_reads_n_a_and_an_unreported_one_a_dash():
+    from tokenizers_app.bpe.metric_text import reported_text
+
+    assert reported_text({"byte_fallback_rate": None}, "byte_fallback_rate") == "n/a"
+    assert reported_text({}, "unknown_rate") == "—"
+    assert reported_text({"byte_fallback_rate": 0.25}, "byte_fallback_rate") == "25.0 %"
+
+
+def test_a_share_is_shown_in_percent_on_charts_as_in_tables():
+    from tokenizers_app.bpe.metric_text import metric_shown
+
+    assert metric_shown(0.8, "word_coverage") == 80.0
+    assert metric_shown(3.42, "compression_ratio") == 3.42
+    assert metric_shown(None, "word_coverage") is None
+
+
 def test_a_share_can_be_written_without_its_sign_under_a_heading_that_has_it():
     from tokenizers_app.bpe.metric_text import metric_number
 
     assert metric_number(0.971, "word_coverage", percent_sign=False) == "97.1"
     assert metric_number(0.971, "word_coverage") == "97.1\u00a0%"
     assert metric_number(3.42, "compression_ratio", percent_sign=False) == "3.420"
+
+
+def test_an_undefined_value_reads_n_a_under_a_heading_with_the_unit_too():
+    from tokenizers_app.bpe.metric_text import reported_text
+
+    assert reported_text({"byte_fallback_rate": None}, "byte_fallback_rate",
+                         number_only=True) == "n/a"
+    assert reported_text({"word_coverage": 0.971}, "word_coverage", number_only=True) == "97.1"

@@ -97,3 +97,11 @@ def test_the_best_value_follows_each_metrics_direction():
     assert best_value("tokens_per_word", [1.4, None, 1.2]) == 1.2  # lower is better
     assert best_value("compression_ratio", [3.1, None]) is None  # nothing to choose between
     assert set(HEADLINE_METRICS) <= set(METRICS)
+
+
+def test_no_timing_figure_is_ever_best():
+    from tokenizers_app.bpe.metrics import TIMING_METRICS, best_value
+
+    assert "encode_throughput_mb_s" in TIMING_METRICS
+    # two measurements of one version differ by timing noise: neither is a better score
+    assert best_value("encode_throughput_mb_s", [1.145, 0.790]) is None

@@ -5,7 +5,8 @@ anonymous visitors, signed-in members, owners and staff. A URL added without a r
 The ``owner`` is the member who created the tokenizer ``prose-bpe``, started its runs and
 uploaded its corpora; ``member`` is another signed-in member, who owns none of them. Only the
 owner or staff add versions to a tokenizer (train into it, import into it), cancel its runs and
-switch a corpus's evaluation flag; reads are open to all (``services.permissions``).
+switch a corpus's evaluation flag; any member may have a version evaluated on an evaluation
+corpus; reads are open to all (``services.permissions``).
 
 An expected answer is a status code, or ``LOGIN`` for a redirect to the sign-in page. Writes
 send bodies that are valid where the action is harmless and incomplete elsewhere, so a member
@@ -56,9 +57,12 @@ ACCESS = {
                   ("POST", "/runs/new/", RUN_FORM, LOGIN, 403, 400, 400)],
     "runs/<int:run_id>/": [("GET", "/runs/{run}/", None, 200, 200, 200, 200)],
     "runs/<int:run_id>/cancel": [("POST", "/runs/{queued}/cancel", {}, LOGIN, 403, 302, 302)],
+    "tokenizers/": [("GET", "/tokenizers/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/": [("GET", "/tokenizers/{name}/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/": [
         ("GET", "/tokenizers/{name}/1/", None, 200, 200, 200, 200)],
+    "tokenizers/<str:name>/<ref:ref>/evaluate": [
+        ("POST", "/tokenizers/{name}/1/evaluate", {"corpus": "{held_out}"}, LOGIN, 302, 302, 302)],
     "tokenizers/<str:name>/<ref:ref>/vocab/": [
         ("GET", "/tokenizers/{name}/1/vocab/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/merges/": [
@@ -72,6 +76,7 @@ ACCESS = {
     "tokenizers/<str:name>/<ref:ref>/publish": [
         ("POST", "/tokenizers/{name}/1/publish", {}, LOGIN, 403, 403, 302)],
     "compare/": [("GET", "/compare/?versions={name}@1,{name}@2", None, 200, 200, 200, 200)],
+    "metrics/": [("GET", "/metrics/", None, 200, 200, 200, 200)],
     "playground/": [
         ("GET", "/playground/?versions={name}@1&text=hi", None, 200, 200, 200, 200)],
     "api/": [("GET", "/api/", None, 404, 404, 404, 404)],
@@ -88,6 +93,9 @@ ACCESS = {
     "api/tokenizers/<name>/versions/<ref>/encode": [
         ("POST", "/api/tokenizers/{name}/versions/1/encode", {"text": "hi"},
          200, 200, 200, 200)],
+    "api/tokenizers/<name>/versions/<ref>/evaluate": [
+        ("POST", "/api/tokenizers/{name}/versions/1/evaluate", {"corpus": "{held_out}"},
+         401, 200, 200, 200)],
     "api/tokenizers/<name>/import": [
         ("POST", "/api/tokenizers/{name}/import", {}, 401, 422, 422, 422),
         ("POST", "/api/tokenizers/{name}/import", {"files": VERSION_FILE}, 401, 403, 201, 201)],

@@ -1,7 +1,8 @@
 """The admin, for staff: ``versions`` (publish, deprecate and annotate versions, move aliases;
-read-only views of corpora, runs and evaluations) and ``api_keys`` (create and revoke API keys).
-Importing the package registers both with the admin site."""
+read-only views of runs and evaluations), ``corpora`` (their facts; the evaluation flag) and
+``api_keys`` (create and revoke API keys). Importing the package registers them with the admin
+site."""
 
-from . import api_keys, versions
+from . import api_keys, corpora, versions
 
-__all__ = ["api_keys", "versions"]
+__all__ = ["api_keys", "corpora", "versions"]

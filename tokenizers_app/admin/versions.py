@@ -7,11 +7,8 @@ it. Any active staff user may use these pages (no per-model permissions needed).
 
 from django import forms
 from django.contrib import admin, messages
-from django.template.defaultfilters import filesizeformat
-from django.urls import reverse
-from django.utils.html import format_html
 
-from ..bpe.metric_text import metric_number
+from ..bpe.metric_text import reported_text
 from ..bpe.metrics import HEADLINE_METRICS, METRICS
 from ..errors import REFUSALS, Forbidden
 from ..models import (
@@ -23,6 +20,7 @@ from ..models import (
     TokenizerVersion,
     TrainingRun,
 )
+from ..services.evaluations import request_evaluation
 from ..services.runs import cancel_training_run
 from ..services.staff import (
     annotate_version,
@@ -78,22 +76,6 @@ class StaffInline(admin.TabularInline):
         return False
 
 
-@admin.register(Corpus)
-class CorpusAdmin(StaffAdmin):
-    list_display = ["name", "size_bytes", "line_count", "is_evaluation", "created_at"]
-    list_filter = ["is_evaluation"]
-    search_fields = ["name", "sha256"]
-    fields = ["name", "is_evaluation", "original_filename", "stored_file", "size_bytes",
-              "sha256", "line_count", "char_count", "scripts", "uploaded_by", "created_at"]
-    readonly_fields = [f for f in fields if f not in ("is_evaluation",)]
-
-    @admin.display(description="file")
-    def stored_file(self, corpus):
-        """The file through the access-checked download (the media folder is never served)."""
-        return format_html('<a href="{}">{}</a> ({})', reverse("corpus_file", args=[corpus.name]),
-                           f"{corpus.name}.txt", filesizeformat(corpus.size_bytes))
-
-
 @admin.register(TrainingRun)
 class TrainingRunAdmin(StaffAdmin):
     list_display = ["id", "tokenizer", "vocab_size", "pattern", "status", "stage",
@@ -144,7 +126,7 @@ def metric_column(name: str):
     @admin.display(description=f"{label} ({unit})" if unit else label)
     def column(admin_or_evaluation, evaluation=None):  # a function, or a method of an admin
         evaluation = evaluation or admin_or_evaluation
-        return metric_number(evaluation.metrics.get(name), name, percent_sign=False)
+        return reported_text(evaluation.metrics, name, number_only=True)
 
     return column
 
@@ -177,7 +159,7 @@ class TokenizerVersionAdmin(StaffAdmin):
                     "created_at"]
     list_filter = ["lifecycle", "source", "tokenizer"]
     search_fields = ["tokenizer__name", "digest", "notes"]
-    actions = ["publish", "deprecate"]
+    actions = ["publish", "deprecate", "evaluate"]
     fields = ["tokenizer", "number", "status", "lifecycle", "notes", "algorithm", "pattern",
               special_tokens_shown, "vocab_size", "merge_count", "digest", "source",
               "source_detail", "training_run", "created_by", "created_at"]
@@ -194,6 +176,13 @@ class TokenizerVersionAdmin(StaffAdmin):
     @admin.action(description="Deprecate the selected versions")
     def deprecate(self, request, queryset):
         self._set_lifecycle(request, queryset, deprecate_version, "deprecated")
+
+    @admin.action(description="Evaluate the selected versions on every evaluation corpus")
+    def evaluate(self, request, queryset):
+        for version in queryset.ready():
+            for corpus in Corpus.objects.for_evaluation():
+                request_evaluation(version=version, corpus=corpus)
+        messages.success(request, "queued the evaluations not yet done (see Evaluations)")
 
     def _set_lifecycle(self, request, queryset, service, word):
         try:

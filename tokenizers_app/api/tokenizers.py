@@ -11,11 +11,19 @@ from ninja.files import UploadedFile
 from ..bpe.formats import FORMATS
 from ..downloads import artifact_response
 from ..errors import Invalid, NotFound, TooLarge
-from ..models import Tokenizer, TokenizerVersion
+from ..models import Corpus, Tokenizer, TokenizerVersion
 from ..services.downloads import render_download
+from ..services.evaluations import request_evaluation
 from ..services.staff import deprecate_version, move_alias, publish_version
 from ..services.versions import import_tokenizer, pattern_note
-from ..shapes import AliasOut, TokenizerOut, VersionDetailOut, VersionImportOut, VersionOut
+from ..shapes import (
+    AliasOut,
+    EvaluationOut,
+    TokenizerOut,
+    VersionDetailOut,
+    VersionImportOut,
+    VersionOut,
+)
 from .auth import READ, WRITE
 from .errors import ERRORS
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, TokenizerPage, VersionPage, page_of
@@ -136,6 +144,19 @@ def import_files(request, name: str, files: list[UploadedFile] = File(...),
                                              f"{', '.join(u.name for u in files)}")
     note = pattern_note(version=version, files=contents, format=format, pattern=pattern)
     return Status(201, VersionImportOut.of(_version(name, str(version.number)), pattern_note=note))
+
+
+class EvaluateIn(Schema):
+    corpus: str  # the name of an evaluation corpus
+
+
+@router.post("/{name}/versions/{ref}/evaluate", response={200: EvaluationOut, **ERRORS},
+             auth=WRITE)
+def evaluate(request, name: str, ref: str, body: EvaluateIn):
+    """Evaluate the version on an evaluation corpus: its evaluation there (``status`` queued
+    until a worker computes it; one per version and corpus, a failed one is queued again)."""
+    [corpus] = Corpus.objects.by_names([body.corpus])
+    return EvaluationOut.of(request_evaluation(version=_version(name, ref), corpus=corpus))
 
 
 class AliasIn(Schema):

@@ -4,7 +4,8 @@
 Units: compression ratio in UTF-8 bytes per token, chars per token in characters (code points)
 per token, tokens per word in tokens per whitespace-separated word, throughput in MB (10^6 bytes
 of UTF-8) per second of ``encode_ordinary``; every rate is a share in [0, 1]. A ratio over zero
-items is 0.0.
+items is 0.0, except the byte-fallback rate of a text without multi-byte characters, which is
+undefined (None, shown "n/a"): no character there could be spelled by bytes.
 """
 
 from __future__ import annotations
@@ -32,10 +33,48 @@ METRICS = {
     "renyi_efficiency": ("Rényi efficiency (α 2.5)", "", True),
     "encode_throughput_mb_s": ("Encode throughput", "MB/s", True),
 }
+# what each metric of ``METRICS`` counts and how it is computed, for people (the glossary at
+# ``/metrics/`` and the links beside every metric's label); unit and direction are ``METRICS``'s
+DEFINITIONS = {
+    "compression_ratio": ("UTF-8 bytes of the corpus per token.",
+                          "total UTF-8 bytes / total tokens of encode_ordinary, each document "
+                          "encoded whole."),
+    "chars_per_token": ("Characters (Unicode code points) per token.",
+                        "total characters / total tokens."),
+    "tokens_per_word": ("Tokens per whitespace-separated word (fertility).",
+                        "total tokens / words, a word being a run of non-space characters."),
+    "word_split_rate": ("Share of word occurrences cut into two or more tokens.",
+                        "words whose bytes touch 2+ tokens / words (whitespace-separated)."),
+    "word_coverage": ("Share of word occurrences that are one token.",
+                      "words (as the tokenizer's own pattern pre-tokenizes the text) encoded as "
+                      "a single token / those words."),
+    "word_coverage_distinct": ("Word coverage over distinct words, each counted once.",
+                               "distinct words that are one token / distinct words."),
+    "vocabulary_utilization": ("Share of the vocabulary the corpus uses.",
+                               "distinct non-special token ids seen / non-special vocab size."),
+    "byte_fallback_rate": ("Share of multi-byte characters spelled by byte pieces rather than "
+                           "by a token of their own (byte-level BPE).",
+                           "multi-byte characters a token boundary cuts through / multi-byte "
+                           "characters; n/a on a text without any."),
+    "unknown_rate": ("Share of characters that end up inside an unknown token (<unk>, [UNK]).",
+                     "characters inside unknown tokens / characters."),
+    "lossless_rate": ("Share of documents that decode back to exactly their text.",
+                      "documents (lines) with decode(encode(x)) == x / documents."),
+    "renyi_efficiency": ("How evenly the corpus uses the vocabulary: 1 = every token equally "
+                         "often.",
+                         "Rényi entropy of order 2.5 of the token frequencies / log of the "
+                         "non-special vocab size."),
+    "encode_throughput_mb_s": ("How fast encode_ordinary ran during the evaluation: a timing, "
+                               "not a score (never marked best: it varies between runs).",
+                               "MB (10^6 bytes) of UTF-8 encoded / seconds spent encoding."),
+}
 # the few metrics that answer "which tokenizer?" at a glance: the leaderboard's columns, the
 # admin's evaluation columns, ``manage.py show`` and the compare page's charts
 HEADLINE_METRICS = ("compression_ratio", "word_coverage", "tokens_per_word",
                     "vocabulary_utilization")
+
+# measured, not counted: two runs of one version differ, so no value of these is ever "best"
+TIMING_METRICS = frozenset({"encode_throughput_mb_s"})
 
 BYTE_LEVEL = frozenset({"byte_bpe", "byte"})  # these report byte_fallback_rate, not unknown_rate
 RENYI_ALPHA = 2.5
@@ -43,10 +82,11 @@ RENYI_ALPHA = 2.5
 
 def best_value(name: str, values: Iterable[float | None]) -> float | None:
     """The best of the known values by the metric's direction (``METRICS``), or None when fewer
-    than two are known (nothing to choose between): ``best_value("tokens_per_word", [1.4, None,
-    1.2]) -> 1.2``; ``best_value("compression_ratio", [3.1, None]) -> None``."""
+    than two are known (nothing to choose between) or the metric is a timing (``TIMING_METRICS``:
+    noise, not a score): ``best_value("tokens_per_word", [1.4, None, 1.2]) -> 1.2``;
+    ``best_value("compression_ratio", [3.1, None]) -> None``."""
     known = [value for value in values if value is not None]
-    if len(known) < 2:
+    if len(known) < 2 or name in TIMING_METRICS:
         return None
     return max(known) if METRICS[name][2] else min(known)
 
@@ -154,7 +194,8 @@ def metrics_of(tokenizer, totals: dict[str, int], id_counts: dict[int, int],
     t, special_ids = totals, set(tokenizer.special_ids.values())
     used = [i for i in id_counts if i not in special_ids]
     ordinary_size = tokenizer.vocab_size - len(special_ids)
-    rate = ({"byte_fallback_rate": share(t["cut_chars"], t["multibyte_chars"])}
+    rate = ({"byte_fallback_rate": share(t["cut_chars"], t["multibyte_chars"])
+             if t["multibyte_chars"] else None}
             if tokenizer.algorithm in BYTE_LEVEL
             else {"unknown_rate": share(t["unknown_chars"], t["chars"])})
     return {

@@ -36,11 +36,14 @@ class EvaluationQuerySet(models.QuerySet):
         return {evaluation.version_id: evaluation for evaluation in found}
 
     def leaderboard(self):
-        """Succeeded evaluations on the current evaluation corpora, best compression ratio
-        first per corpus, with their version, tokenizer and corpus."""
-        return (self.succeeded().filter(corpus__is_evaluation=True).without_word_tokens()
+        """The evaluations on the current evaluation corpora, succeeded or still to come (queued,
+        running), best compression ratio first per corpus (those to come last), with their
+        version, tokenizer and corpus."""
+        return (self.filter(corpus__is_evaluation=True).exclude(status=Evaluation.Status.FAILED)
+                .without_word_tokens()
                 .select_related("version__tokenizer", "corpus")
-                .order_by("corpus__name", "-compression_ratio", "version__tokenizer__name",
+                .order_by("corpus__name", models.F("compression_ratio").desc(nulls_last=True),
+                          "version__tokenizer__name",
                           "version__number"))
 
     def stale(self, cutoff):
@@ -87,8 +90,12 @@ class Evaluation(models.Model):
 
     def retry(self) -> bool:
         """Queue a failed evaluation again; False when it had not failed."""
-        return bool(Evaluation.objects.filter(pk=self.pk, status=self.Status.FAILED)
-                    .update(status=self.Status.QUEUED, error="", sent_at=timezone.now()))
+        fields = {"status": self.Status.QUEUED, "error": "", "sent_at": timezone.now()}
+        retried = Evaluation.objects.filter(pk=self.pk, status=self.Status.FAILED).update(**fields)
+        if retried:
+            for name, value in fields.items():
+                setattr(self, name, value)
+        return bool(retried)
 
     def start_here(self) -> None:
         """Mark this evaluation running in this process (computed now, not by a task)."""

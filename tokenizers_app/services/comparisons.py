@@ -26,6 +26,7 @@ class MetricRow:
     unit: str
     higher_is_better: bool
     values: list[float | None]
+    undefined: list[bool]  # computed, and undefined there ("n/a": byte fallback on ASCII text)
     best: list[bool]
     reported: bool  # some version reports it, or some has no result yet
 
@@ -71,4 +72,7 @@ def _row(name: str, evaluations: list[Evaluation | None]) -> MetricRow:
     best = best_value(name, values)
     return MetricRow(name=name, label=label, unit=unit, higher_is_better=higher_is_better,
                      values=values, best=[v is not None and v == best for v in values],
-                     reported=any(v is not None for v in values) or not all(done))
+                     undefined=[ok and name in e.metrics and e.metrics[name] is None
+                                for e, ok in zip(evaluations, done)],
+                     reported=any(ok and name in e.metrics for e, ok in zip(evaluations, done))
+                     or not all(done))

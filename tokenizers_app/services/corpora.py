@@ -18,6 +18,7 @@ from ..bpe.corpus import StrictUtf8
 from ..bpe.corpus_stats import CorpusStats
 from ..errors import Conflict, Invalid, TooLarge, room_checked
 from ..models import Corpus, check_name
+from .evaluations import evaluate_everything_on
 from .permissions import OPERATOR, check_may_switch_evaluation, recorded
 
 log = logging.getLogger(__name__)
@@ -149,13 +150,11 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
         os.replace(staged.path, target)
         try:
             with transaction.atomic():
-                return Corpus.objects.create(
+                existing = Corpus.objects.create(
                     name=name, original_filename=_plain_file_name(original_filename),
-                    file=stored,
-                    sha256=staged.sha256, size_bytes=staged.size_bytes,
+                    file=stored, sha256=staged.sha256, size_bytes=staged.size_bytes,
                     line_count=staged.line_count, char_count=staged.char_count,
-                    scripts=staged.scripts, is_evaluation=is_evaluation,
-                    uploaded_by=recorded(uploaded_by))
+                    scripts=staged.scripts, uploaded_by=recorded(uploaded_by))
         except IntegrityError:  # a concurrent import of the same bytes, or of the same name
             existing = Corpus.objects.filter(sha256=staged.sha256).first()
             if existing is None:
@@ -171,10 +170,14 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
 
 
 def set_evaluation(*, corpus: Corpus, is_evaluation: bool, user=OPERATOR) -> Corpus:
-    """Make ``corpus`` an evaluation corpus (every new version is evaluated on it), or not: its
-    uploader or staff only (``Forbidden`` otherwise), as the flag changes every leaderboard."""
+    """Make ``corpus`` an evaluation corpus, or not: its uploader or staff only (``Forbidden``
+    otherwise), as the flag changes every leaderboard. Made one, every ready version is queued
+    for evaluation on it (``evaluate_everything_on``), and every new version will be."""
     check_may_switch_evaluation(user, corpus)
-    corpus.mark_evaluation(is_evaluation)
+    with transaction.atomic():
+        corpus.mark_evaluation(is_evaluation)
+        if is_evaluation:
+            evaluate_everything_on(corpus=corpus)
     return corpus
 
 

@@ -1,4 +1,5 @@
-"""Evaluations: queue one per (version, evaluation corpus), compute it in a worker (or here, on
+"""Evaluations: queue one per (version, evaluation corpus), when a version is added, when a
+corpus becomes an evaluation corpus, or on request; compute it in a worker (or here, on
 request), and queue again those whose worker died."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from .. import tasks
 from ..bpe.corpus import read_lines
 from ..bpe.evaluation import evaluate
 from ..bpe.inspection import frequent_word_tokens
+from ..errors import Invalid
 from ..models import Corpus, Evaluation, TokenizerVersion
 from .queue import send_on_commit
 
@@ -27,6 +29,30 @@ def queue_evaluation(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation
     if created or evaluation.retry():
         send_on_commit(tasks.run_evaluation, evaluation.pk)
     return evaluation
+
+
+def evaluate_everything_on(*, corpus: Corpus) -> list[Evaluation]:
+    """Queue the evaluation of every ready version on ``corpus`` (an evaluation corpus now).
+    Idempotent: a version already evaluated on it (queued, running or done) keeps its one
+    evaluation; a failed one is queued again. Returns the evaluations queued now."""
+    kept = Evaluation.objects.filter(corpus=corpus).exclude(status=Evaluation.Status.FAILED)
+    versions = TokenizerVersion.objects.ready().exclude(pk__in=kept.values("version_id"))
+    return [queue_evaluation(version=version, corpus=corpus)
+            for version in versions.order_by("pk")]
+
+
+def request_evaluation(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation:
+    """The evaluation of ``version`` on the evaluation corpus ``corpus``: the existing one (a
+    failed one is queued again), or one queued now. A corpus that is not an evaluation corpus,
+    or a version not ready, is refused (``Invalid``), so every number on the leaderboard was
+    computed on a corpus everyone compares on."""
+    if not corpus.is_evaluation:
+        raise Invalid(f"{corpus.name!r} is not an evaluation corpus: mark it as one on its page "
+                      f"(every ready version is then evaluated on it)", field="corpus")
+    if version.status != TokenizerVersion.Status.READY:
+        raise Invalid(f"version {version.label} is {version.status}, not ready: only a ready "
+                      f"version is evaluated", field="version")
+    return queue_evaluation(version=version, corpus=corpus)
 
 
 def run_evaluation(*, evaluation_id: int) -> None:

@@ -10,6 +10,7 @@ from django.urls import reverse
 from ..bpe.baselines import ByteTokenizer, CharTokenizer
 from ..bpe.inspection import words_split_differently
 from ..bpe.match_budget import PatternTooSlow
+from ..bpe.metric_text import metric_shown
 from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import mark_differences, token_groups
 from ..errors import REFUSALS
@@ -59,9 +60,19 @@ def compare(request):
     return render(request, "tokenizers_app/compare.html", {
         "errors": errors, "versions": versions, "corpus": corpus, "corpora": corpora,
         "columns": columns, "rows": [asdict(row) for row in found.rows if row.reported]
-        if found else [], "charts": HEADLINE_METRICS,
+        if found else [], "charts": chart_data(found.rows) if found else [],
+        "chart_names": HEADLINE_METRICS,
         "split_words": split_words(columns), "refs": request.GET.get("versions", ""),
         "sweep": sweep_curve(columns)})
+
+
+def chart_data(rows) -> list[dict]:
+    """The headline metrics' bars, in the unit of the table's cells (``metric_shown``: a share
+    in %, its axis 0-100)."""
+    return [{"name": row.name, "label": row.label, "unit": row.unit,
+             "values": [metric_shown(value, row.name) for value in row.values],
+             "max": 100 if row.unit == "%" else None}
+            for row in rows if row.name in HEADLINE_METRICS]
 
 
 def split_words(columns: list) -> list:

@@ -47,8 +47,9 @@ def corpus_evaluation(request, name):
     corpus = set_evaluation(corpus=get_object_or_404(Corpus, name=name),
                             is_evaluation=request.POST.get("evaluation") == "on",
                             user=request.user)
-    messages.success(request, f"{corpus.name} is {'now' if corpus.is_evaluation else 'no longer'}"
-                               f" an evaluation corpus")
+    messages.success(request, f"{corpus.name} is now an evaluation corpus: every ready version "
+                              f"is being evaluated on it" if corpus.is_evaluation else
+                              f"{corpus.name} is no longer an evaluation corpus")
     return redirect("corpus", name=corpus.name)
 
 

@@ -4,17 +4,21 @@ token was built."""
 
 from urllib.parse import urlencode
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from ..bpe.formats import FORMATS
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
 from ..errors import REFUSALS, NotFound
 from ..guards import refusal
-from ..models import MergeRule, Tokenizer, TokenizerVersion, VocabEntry
+from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download
+from ..services.evaluations import request_evaluation
 from .access import readable
 
 PAGE_SIZE = 100
@@ -40,10 +44,13 @@ def tokenizer_detail(request, name):
 def version_detail(request, name, ref):
     version = _version(name, ref)
     lengths = version.token_length_histogram()
+    evaluations = list(version.evaluations.without_word_tokens().select_related("corpus")
+                       .order_by("corpus__name"))
+    done = {e.corpus_id for e in evaluations if e.status != e.Status.FAILED}
     return render(request, "tokenizers_app/version.html", {
         "version": version, "ref": ref, "lineage": version.lineage(), "formats": FORMATS,
-        "evaluations": version.evaluations.without_word_tokens().select_related("corpus")
-                                          .order_by("corpus__name"),
+        "evaluations": evaluations, "evaluable": [
+            c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
         "lengths": {"lengths": [length for length, _ in lengths],
                     "tokens": [tokens for _, tokens in lengths]}})
@@ -58,6 +65,17 @@ def usage_urls(request, version) -> dict:
     return {"name": name, **{format: absolute(reverse("download", args=[name, number, format]))
                              for format in ("hf", "transformers", "tiktoken")},
             "encode": absolute(reverse("api:encode", args=[name, number]))}
+
+
+@login_required
+@require_POST
+def version_evaluate(request, name, ref):
+    """Evaluate the version on the evaluation corpus POSTed (``corpus``), in a worker."""
+    version = _version(name, ref)
+    [corpus] = Corpus.objects.by_names([request.POST.get("corpus", "")])
+    request_evaluation(version=version, corpus=corpus)
+    messages.success(request, f"{version.label} is being evaluated on {corpus.name}")
+    return redirect("version", name=version.tokenizer.name, ref=version.number)
 
 
 @readable

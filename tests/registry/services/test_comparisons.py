@@ -62,3 +62,18 @@ def test_only_evaluation_corpora_are_compared(registry_data):
     assert refused.value.field == "corpus"
     with pytest.raises(NotFound, match="no corpus named 'nothing'"):
         evaluation_corpus("nothing")
+
+
+def test_an_undefined_value_is_no_value_and_a_timing_figure_is_never_best(registry_data):
+    small, large = registry_data["small"], registry_data["large"]
+    for evaluation in Evaluation.objects.filter(version__in=[small, large]):
+        Evaluation.objects.filter(pk=evaluation.pk).update(
+            metrics={**evaluation.metrics, "byte_fallback_rate": None})
+    rows = rows_by_name(compare_versions(versions=[small, large],
+                                         corpus=registry_data["held_out"]))
+    fallback = rows["byte_fallback_rate"]
+    assert fallback.reported and fallback.undefined == [True, True]
+    assert fallback.values == [None, None] and fallback.best == [False, False]
+    throughput = rows["encode_throughput_mb_s"]
+    assert None not in throughput.values and throughput.best == [False, False]
+    assert rows["compression_ratio"].undefined == [False, False]

@@ -12,8 +12,12 @@ from tokenizers_app.models import (
     Evaluation,
     TrainingRun,
 )
+from tokenizers_app.errors import Invalid
+from tokenizers_app.services.corpora import set_evaluation
 from tokenizers_app.services.evaluations import (
+    evaluate_everything_on,
     evaluate_version,
+    request_evaluation,
     reap_evaluations,
     run_evaluation,
 )
@@ -43,6 +47,58 @@ def test_a_new_version_queues_an_evaluation_per_evaluation_corpus(
     evaluation.refresh_from_db()
     assert evaluation.status == "succeeded", evaluation.error
     assert evaluation.metrics["compression_ratio"] > 1
+
+
+def test_marking_an_evaluation_corpus_queues_every_ready_version_once(
+        corpus, django_capture_on_commit_callbacks):
+    first = train(corpus).versions.get()
+    second = train(corpus, vocab_size=450).versions.get()
+    held_out = import_text(sample_text(5_000, offset=100_000), "held-out")
+    assert not Evaluation.objects.exists()  # not an evaluation corpus yet: nothing evaluated
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        set_evaluation(corpus=held_out, is_evaluation=True)
+    assert len(callbacks) == 2
+    assert sorted(Evaluation.objects.values_list("version", "corpus")) == [
+        (first.pk, held_out.pk), (second.pk, held_out.pk)]
+
+    with django_capture_on_commit_callbacks() as callbacks:  # again, and off and on: no more
+        assert evaluate_everything_on(corpus=held_out) == []
+        set_evaluation(corpus=held_out, is_evaluation=False)
+        set_evaluation(corpus=held_out, is_evaluation=True)
+    assert callbacks == [] and Evaluation.objects.count() == 2
+    for evaluation in Evaluation.objects.all():
+        run_evaluation(evaluation_id=evaluation.pk)
+    assert set(Evaluation.objects.values_list("status", flat=True)) == {"succeeded"}
+
+
+def test_uploading_an_evaluation_corpus_queues_the_versions_that_exist(corpus):
+    version = train(corpus).versions.get()
+    held_out = import_text(sample_text(5_000, offset=100_000), "held-out", is_evaluation=True)
+    assert held_out.is_evaluation
+    assert list(Evaluation.objects.values_list("version", "corpus", "status")) == [
+        (version.pk, held_out.pk, "queued")]
+
+
+def test_a_failed_evaluation_is_queued_again_by_the_next_request(corpus):
+    version = train(corpus).versions.get()
+    held_out = import_text(sample_text(5_000, offset=100_000), "held-out", is_evaluation=True)
+    Evaluation.objects.update(status="failed", error="the worker ran out of memory")
+    [again] = evaluate_everything_on(corpus=held_out)
+    assert (again.version, again.status) == (version, "queued")
+    assert request_evaluation(version=version, corpus=held_out).pk == again.pk
+    assert Evaluation.objects.get().status == "queued"
+
+
+def test_a_version_is_evaluated_on_request_only_on_an_evaluation_corpus(corpus):
+    version = train(corpus).versions.get()
+    other = import_text(sample_text(5_000, offset=100_000), "held-out")
+    with pytest.raises(Invalid, match="not an evaluation corpus") as refused:
+        request_evaluation(version=version, corpus=other)
+    assert refused.value.field == "corpus" and not Evaluation.objects.exists()
+    set_evaluation(corpus=other, is_evaluation=True)
+    assert request_evaluation(version=version, corpus=other).status == "queued"
+    assert Evaluation.objects.count() == 1
 
 
 def test_an_evaluation_whose_worker_died_is_queued_again_and_then_computed(

@@ -1,6 +1,6 @@
 """``manage.py compare NAME@REF NAME@REF ... --corpus C [--json]``"""
 
-from tokenizers_app.bpe.metric_text import metric_text
+from tokenizers_app.bpe.metric_text import reported_text
 from tokenizers_app.management.listing import ReadCommand, columns
 from tokenizers_app.models import TokenizerVersion
 from tokenizers_app.services.comparisons import compare_versions, evaluation_corpus
@@ -31,5 +31,5 @@ class Command(ReadCommand):
 def cell(version: dict, name: str, best: list[str]) -> str:
     if not version["metrics"]:
         return version["status"]
-    shown = metric_text(version["metrics"].get(name), name)
+    shown = reported_text(version["metrics"], name)
     return f"{shown} ★" if version["ref"] in best else shown
