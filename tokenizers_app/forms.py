@@ -48,6 +48,12 @@ class RunForm(forms.Form):
     sweep = forms.CharField(required=False, label="Vocabulary sweep",
                             help_text="smaller vocab sizes to keep too, e.g. 2000, 4000")
 
+    @classmethod
+    def initial_from(cls, query) -> dict:
+        """The form's first values from GET parameters of the same names (a link that prefills
+        it: "Run again with changes", or a corpus page's "Train on it")."""
+        return {name: query[name] for name in cls.base_fields if name in query}
+
     def clean_special_tokens(self) -> list[str]:
         return [line.strip("\r") for line in self.cleaned_data["special_tokens"].split("\n")
                 if line.strip()]

@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import compare, corpora, health, leaderboard, metrics, runs, versions
+from .views import compare, corpora, health, leaderboard, metrics, runs, staff, versions
 
 
 class RefConverter:
@@ -46,6 +46,8 @@ urlpatterns = [
          name="token"),
     path(f"tokenizers/{NAME}/<ref:ref>/download/<str:format>/", versions.version_download,
          name="download"),
+    path(f"tokenizers/{NAME}/<ref:ref>/alias", staff.version_alias, name="version_alias"),
+    path(f"tokenizers/{NAME}/<ref:ref>/publish", staff.version_publish, name="version_publish"),
     path("compare/", compare.compare, name="compare"),
     path("metrics/", metrics.glossary, name="metrics"),
     path("playground/", compare.playground, name="playground"),

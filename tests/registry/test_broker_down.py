@@ -75,7 +75,8 @@ def test_the_page_shows_a_banner_on_the_saved_run(broker_down, client, django_us
     page = response.content.decode()
     assert "the task queue does not answer" in page  # the banner
     assert "broker.internal" not in page
-    assert "waiting for a worker" in page and "sent to the task queue" in page
+    assert "waiting for a worker" in page and "Its task could not be sent" in page
+    assert TrainingRun.objects.get().queue_was_down  # recorded, so the page says so later too
 
 
 def test_an_import_keeps_its_evaluation_queued_for_the_reaper(broker_down, tmp_path, settings):

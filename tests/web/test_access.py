@@ -71,6 +71,10 @@ ACCESS = {
         ("GET", "/tokenizers/{name}/1/tokens/260/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/download/<str:format>/": [
         ("GET", "/tokenizers/{name}/1/download/hf/", None, 200, 200, 200, 200)],
+    "tokenizers/<str:name>/<ref:ref>/alias": [
+        ("POST", "/tokenizers/{name}/1/alias", {"alias": "candidate"}, LOGIN, 403, 403, 302)],
+    "tokenizers/<str:name>/<ref:ref>/publish": [
+        ("POST", "/tokenizers/{name}/1/publish", {}, LOGIN, 403, 403, 302)],
     "compare/": [("GET", "/compare/?versions={name}@1,{name}@2", None, 200, 200, 200, 200)],
     "metrics/": [("GET", "/metrics/", None, 200, 200, 200, 200)],
     "playground/": [

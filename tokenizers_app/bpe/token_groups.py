@@ -4,25 +4,46 @@ is shown once, whole, with the ids of all its tokens."""
 
 from __future__ import annotations
 
+from itertools import accumulate
+
 
 def token_groups(tokenizer, text: str) -> list[dict]:
-    """``{"ids": [...], "tokens": [bytes, ...], "text": str, "bytes": bytes}`` per group, in order,
-    from the tokenizer's ``token_spans`` (so baselines work too). With byte tokens, ``"a€"`` gives
-    ``[{"ids": [97], "tokens": [b"a"], "text": "a", ...}, {"ids": [226, 130, 172], "tokens":
-    [b"\\xe2", b"\\x82", b"\\xac"], "text": "€", ...}]``."""
+    """``{"ids": [...], "tokens": [bytes, ...], "text": str, "bytes": bytes, "start": int}`` per
+    group, in order (``start``: its first byte's offset in the text's UTF-8), from the
+    tokenizer's ``token_spans`` (so baselines work too). With byte tokens, ``"a€"`` gives
+    ``[{"ids": [97], "tokens": [b"a"], "text": "a", "bytes": b"a", "start": 0}, {"ids": [226, 130,
+    172], "tokens": [b"\\xe2", b"\\x82", b"\\xac"], "text": "€", ..., "start": 1}]``."""
     data = text.encode()
-    starts = {0, len(data)}
-    offset = 0
-    for char in text:
-        offset += len(char.encode())
-        starts.add(offset)
-    groups, current = [], {"ids": [], "tokens": [], "start": 0}
+    ends = set(range(len(data) + 1)) if len(data) == len(text) else \
+        set(accumulate(map(len, map(str.encode, text))))  # where each character ends
+    groups, ids, tokens, group_start = [], [], [], 0
     for token_id, start, end in tokenizer.token_spans(text, ()):
-        current["ids"].append(token_id)
-        current["tokens"].append(data[start:end])
-        if end in starts:
-            spelled = data[current["start"]:end]
-            groups.append({"ids": current["ids"], "tokens": current["tokens"],
-                           "text": spelled.decode(), "bytes": spelled})
-            current = {"ids": [], "tokens": [], "start": end}
+        ids.append(token_id)
+        tokens.append(data[start:end])
+        if end in ends:
+            spelled = data[group_start:end]
+            groups.append({"ids": ids, "tokens": tokens, "text": spelled.decode(),
+                           "bytes": spelled, "start": group_start})
+            ids, tokens, group_start = [], [], end
     return groups
+
+
+def mark_differences(groupings: list[list[dict]]) -> list[int]:
+    """Mark each group (``"differs": True``) whose stretch of text, from its start to its end,
+    is not one group in every other grouping: there one version cuts the text where another
+    does not. Returns the number marked in each grouping; one grouping alone has none.
+
+    Groups ``a|bc`` against ``ab|c``: every group differs (``[2, 2]``); ``a|bc`` against
+    ``a|b|c``: ``bc`` in the first, ``b`` and ``c`` in the second (``[1, 2]``)."""
+    spans = [{(g["start"], g["start"] + len(g["bytes"])) for g in groups} for groups in groupings]
+    marked = []
+    for index, groups in enumerate(groupings):
+        others = [s for i, s in enumerate(spans) if i != index]
+        shared = set.intersection(*others) if others else None
+        count = 0
+        for group in groups:
+            group["differs"] = shared is not None and \
+                (group["start"], group["start"] + len(group["bytes"])) not in shared
+            count += group["differs"]
+        marked.append(count)
+    return marked

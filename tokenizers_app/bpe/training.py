@@ -40,6 +40,7 @@ class TrainResult:
     merge_counts: list[int]
     special_tokens: list[str] = field(default_factory=list)
     pattern: str = "gpt2"
+    stop_reason: str = ""  # why training made fewer merges than asked ("" when it did not)
 
     def tokenizer(self) -> Tokenizer:
         return Tokenizer(self.vocab, self.merges, self.special_tokens, self.pattern,
@@ -81,7 +82,17 @@ def train_from_counts(word_counts: dict[bytes, int], vocab_size: int, special_to
     num_merges = params.vocab_size - 256 - len(specials)
     merges, counts = learn_merges(word_counts, num_merges, params.min_frequency,
                                   Ticker(progress, should_stop))
-    return TrainResult(build_vocab(merges, specials), merges, counts, specials, params.pattern)
+    return TrainResult(build_vocab(merges, specials), merges, counts, specials, params.pattern,
+                       stop_reason=stop_reason(len(merges), num_merges, params.min_frequency))
+
+
+def stop_reason(made: int, asked: int, min_frequency: int) -> str:
+    """Why the merge loop made fewer merges than asked: it stops early only when no pair is
+    left with count >= ``min_frequency``. ``stop_reason(3, 5, 2) -> "no pair left with count >=
+    2 after 3 of 5 merges"``; ``stop_reason(5, 5, 2) -> ""``."""
+    if made >= asked:
+        return ""
+    return f"no pair left with count >= {min_frequency} after {made:,} of {asked:,} merges"
 
 
 MAX_PRETOKEN_BYTES = 8 << 20  # merging holds about 45 bytes per byte of a pre-token

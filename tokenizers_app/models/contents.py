@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import connection, models
 from django.db.models import Value
-from django.db.models.functions import Mod
+from django.db.models.functions import Length, Mod
 
 from tokenizers_app.bpe.canonical import VOCAB_KINDS
 
@@ -23,6 +23,17 @@ class MergeRuleQuerySet(models.QuerySet):
                 .filter(rank_mod=0).order_by("rank").values_list("rank", "count"))
         ranks, counts = zip(*rows) if rows else ((), ())
         return {"ranks": list(ranks), "counts": list(counts)}
+
+
+    def containing(self, needle: bytes):
+        """The merges whose result (``left + right``) holds these bytes (all for ``b""``)."""
+        if not needle:
+            return self
+        if connection.vendor == "postgresql":
+            return self.extra(where=['position(%s::bytea in ("left" || "right")) > 0'],
+                              params=[needle])
+        return self.extra(where=['instr(CAST("left" || "right" AS BLOB), %s) > 0'],
+                          params=[needle])
 
 
 class MergeRule(models.Model):
@@ -53,6 +64,17 @@ class VocabQuerySet(models.QuerySet):
         if connection.vendor == "postgresql":
             return self.extra(where=["position(%s::bytea in token) > 0"], params=[needle])
         return self.extra(where=["instr(token, %s) > 0"], params=[needle])
+
+
+    def learned(self):
+        """The tokens training learned, or an import added: neither special nor single bytes."""
+        return self.filter(kind__in=[VocabEntry.Kind.MERGE, VocabEntry.Kind.ADDED])
+
+    def by(self, sort: str):
+        """In rank (token id) order, or ``"length"``: longest first, then by id."""
+        if sort == "length":
+            return self.order_by(Length("token").desc(), "token_id")
+        return self.order_by("token_id")
 
 
 class VocabEntry(models.Model):

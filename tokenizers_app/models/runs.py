@@ -113,6 +113,17 @@ class TrainingRun(models.Model):
     def sweep(self) -> list[int]:
         return list(self.options.get("sweep", []))
 
+    @property
+    def stop_reason(self) -> str:
+        """Why the run made fewer merges than asked ("" when it made them all, or is not done)."""
+        return self.options.get("stop_reason", "")
+
+    @property
+    def queue_was_down(self) -> bool:
+        """Whether sending the run's task failed (the queue did not answer): the reaper sends it
+        again later."""
+        return bool(self.options.get("unsent"))
+
     def seconds_left(self) -> float | None:
         """About how long the merge stage still takes, from its merges per second."""
         if self.stage != self.Stage.MERGE or not self.merges_per_second:
@@ -153,6 +164,11 @@ class TrainingRun(models.Model):
         """Queue this run again for a new attempt (its worker went silent)."""
         return bool(self.owned(self.attempt).update(status=self.Status.QUEUED, stage="",
                                                     heartbeat_at=timezone.now()))
+
+    def mark_unsent(self) -> None:
+        """Note that the run's task could not be sent (the queue did not answer)."""
+        self.options = {**self.options, "unsent": True}
+        TrainingRun.objects.filter(pk=self.pk).update(options=self.options)
 
     def mark_resent(self) -> bool:
         """Note that a queued run's task is sent again; False when it is no longer queued."""

@@ -175,5 +175,7 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter, result: Tra
         seconds = reporter.stage_seconds()
         merging = seconds.get(Stage.MERGE, 0)
         rate = len(result.merges) / merging if merging > 0 else run.merges_per_second
+        options = {**run.options, "stop_reason": result.stop_reason} if result.stop_reason \
+            else run.options  # fewer merges than asked: the run page says why
         run.finish(Status.SUCCEEDED, stage=Stage.SAVE, progress_done=1, progress_total=1,
-                   merges_per_second=rate, stage_seconds=seconds)
+                   merges_per_second=rate, stage_seconds=seconds, options=options)

@@ -57,6 +57,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         run.corpora.set(corpora)
         send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
     if unsent:
+        run.mark_unsent()  # the run page warns of the lost task only then
         raise QueueUnavailable(run, f"run {run.pk} is saved, but the task queue does not answer "
                                     f"(the reason is in the server's log): the run waits for "
                                     f"the queue and is sent when it is back")

@@ -41,3 +41,12 @@ def get(mapping, key):
         return mapping[key]
     except (KeyError, IndexError, TypeError):
         return None
+
+
+@register.filter
+def ordinal(number) -> str:
+    """``{{ 121|ordinal }}`` -> ``121st``; 2 -> ``2nd``, 13 -> ``13th``, 23 -> ``23rd``."""
+    number = int(number)
+    suffix = "th" if number % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(
+        number % 10, "th")
+    return f"{number}{suffix}"

@@ -10,6 +10,7 @@ than by a template loop, which took about 0.1 ms a token (5-7 s for the longest 
 """
 
 from functools import lru_cache
+from html import escape
 
 from django import template
 from django.utils.html import format_html, format_html_join
@@ -18,7 +19,6 @@ from django.utils.safestring import mark_safe
 from ..bpe.display import token_segments
 
 register = template.Library()
-COLORS = 5  # the strip's colors, c0..c4, one after the other
 
 
 @register.filter
@@ -45,17 +45,40 @@ def tokens(values):
 
 @register.simple_tag
 def token_groups(groups):
-    """One colored span per group (the tokens that spell whole characters, from
-    ``bpe.token_groups``), titled with its ids."""
-    spans = format_html_join("", '<span class="tok-group c{}" title="{}">{}</span>', (
-        (number % COLORS, _group_title(group["ids"]), _token_html(group["bytes"]))
-        for number, group in enumerate(groups)))
-    return format_html('<p class="token-strip">{}</p>', spans)
+    """The playground's strip: one span per group (the tokens that spell whole characters, from
+    ``bpe.token_groups``), kept small because a strip can hold 20,000 of them: its ids in
+    ``data-i`` (shown on request, and in the detail panel), a class only when marked (``s``: a
+    character cut into several tokens, ``data-n`` of them; ``d``: another version cuts this
+    text differently), no title; the colors come from the stylesheet (``nth-of-type``). A group
+    that holds a newline ends the strip's line."""
+    parts = []
+    for group in groups:
+        ids = group["ids"]
+        marks = ("s" if len(ids) > 1 else "") + (" d" if group.get("differs") else "")
+        extra = f' class="{marks.strip()}"' if marks else ""
+        if len(ids) > 1:
+            extra += f' data-n="{len(ids)}"'
+        shown = _strip_html(group["bytes"])
+        parts.append(f'<span data-i="{" ".join(map(str, ids))}"{extra}>{shown}</span>'
+                     + ("<br>" if b"\n" in group["bytes"] else ""))
+    return mark_safe(f'<p class="token-strip">{"".join(parts)}</p>')
 
 
-def _group_title(ids: list[int]) -> str:
-    """``[7]`` -> ``"id 7"``; ``[226, 130]`` -> ``"ids 226, 130 (one character cut in 2
-    tokens)"``."""
-    if len(ids) == 1:
-        return f"id {ids[0]}"
-    return f"ids {', '.join(map(str, ids))} (one character cut in {len(ids)} tokens)"
+@lru_cache(maxsize=65536)
+def _strip_html(data: bytes) -> str:
+    """A token's text in the strip: escaped, its visible whitespace in ``<i>`` and its escapes
+    (``<0xE4>``, ``<U+200B>``) in ``<i class="x">``, a run of either in one:
+    ``_strip_html(b"\\n  <a") -> '<i>↵··</i>&lt;a'``."""
+    runs: list[list[str]] = []  # [kind, shown]
+    for shown, kind in token_segments(data):
+        kind = SHORT_KINDS.get(kind, kind)
+        if runs and runs[-1][0] == kind:
+            runs[-1][1] += shown
+        else:
+            runs.append([kind, shown])
+    return "".join(escape(shown) if kind == "text" else
+                   f'<i>{escape(shown)}</i>' if kind == "w" else f'<i class="x">{escape(shown)}</i>'
+                   for kind, shown in runs)
+
+
+SHORT_KINDS = {"space": "w", "newline": "w", "tab": "w", "byte": "x", "control": "x"}

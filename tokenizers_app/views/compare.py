@@ -12,7 +12,7 @@ from ..bpe.inspection import words_split_differently
 from ..bpe.match_budget import PatternTooSlow
 from ..bpe.metric_text import metric_shown
 from ..bpe.metrics import HEADLINE_METRICS
-from ..bpe.token_groups import token_groups
+from ..bpe.token_groups import mark_differences, token_groups
 from ..errors import REFUSALS
 from ..models import Corpus, TokenizerVersion
 from ..services.comparisons import compare_versions, evaluation_corpus
@@ -23,15 +23,16 @@ PLAYGROUND_MAX_CHARS = 20_000
 # URL, and servers refuse request lines over 4 KB: gunicorn's 414); a text whose link fits in
 # this many characters also gets a shareable GET link.
 SHARE_LINK_MAX_CHARS = 2_000
+PLAYGROUND_MAX_VERSIONS = 4
 SPLIT_WORDS_SHOWN = 50
 BASELINES = [("bytes", ByteTokenizer()), ("characters", CharTokenizer())]
 
 
-def _versions(refs: str, form_errors: list) -> list:
+def _versions(refs: str, form_errors: list, most: int = 8) -> list:
     if not refs:
         return []
     try:
-        return TokenizerVersion.objects.resolve_many(refs)
+        return TokenizerVersion.objects.resolve_many(refs, most=most)
     except REFUSALS as exc:
         form_errors.append(str(exc))
         return []
@@ -109,7 +110,7 @@ def playground(request):
     data = request.POST if request.method == "POST" else request.GET
     errors: list[str] = []
     refs, text = data.get("versions", ""), data.get("text", "")
-    versions = _versions(refs, errors)
+    versions = _versions(refs, errors, most=PLAYGROUND_MAX_VERSIONS)
     if len(text) > PLAYGROUND_MAX_CHARS:
         errors.append(f"the text holds {len(text)} characters; the playground encodes at most "
                       f"{PLAYGROUND_MAX_CHARS}: shorten it (or use the encode API)")
@@ -121,11 +122,18 @@ def playground(request):
         rows, status = [], PatternTooSlow.status
     else:
         status = 200
-    rows += [(name, _encoded(baseline, text)) for name, baseline in BASELINES] if text else []
+    if len(rows) > 1:  # mark where the versions cut the text differently
+        for (_, encoded), differs in zip(rows, mark_differences([e["groups"] for _, e in rows])):
+            encoded["differs"] = differs
+    others = max(len(rows) - 1, 0)
+    baselines = [(name, len(baseline.encode_ordinary(text))) for name, baseline in BASELINES
+                 ] if text else []  # counts alone: their strips would repeat the text
     link = share_link(refs, text)
     response = render(request, "tokenizers_app/playground.html", {
         "errors": errors, "text": text, "refs": refs, "rows": rows, "link": link,
-        "link_max": SHARE_LINK_MAX_CHARS,
+        "baselines": baselines,
+        "link_max": SHARE_LINK_MAX_CHARS, "most": PLAYGROUND_MAX_VERSIONS,
+        "others": others,
         "choices": TokenizerVersion.objects.ready().select_related("tokenizer")
                                            .order_by("tokenizer__name", "-number")[:200]},
         status=status)
@@ -141,5 +149,9 @@ def share_link(refs: str, text: str) -> str | None:
 
 
 def _encoded(tokenizer, text: str) -> dict:
-    ids = tokenizer.encode_ordinary(text)
-    return {"count": len(ids), "groups": token_groups(tokenizer, text)}
+    """The text's groups of tokens (``bpe.token_groups``), how many tokens, and how many
+    characters were cut into several tokens (and into how many tokens in all)."""
+    groups = token_groups(tokenizer, text)
+    cut = [len(g["ids"]) for g in groups if len(g["ids"]) > 1]
+    return {"count": sum(len(g["ids"]) for g in groups), "groups": groups,
+            "cut_groups": len(cut), "cut_tokens": sum(cut)}

@@ -1,15 +1,18 @@
 """``/runs/``: the runs, a form to start one, a run's live page (htmx refreshes its progress
 fragment from the same URL), and cancelling."""
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from ..errors import RegistryError
-from ..forms import RunForm, add_service_error
-from ..models import TrainingRun
+from ..forms import PATTERNS, RunForm, add_service_error
+from ..models import Evaluation, TrainingRun
 from ..services.queue import QueueUnavailable
 from ..services.permissions import may_cancel
 from ..services.runs import cancel_training_run, start_training_run
@@ -27,7 +30,7 @@ def run_list(request):
 
 @login_required
 def run_new(request):
-    form = RunForm(request.POST or None, initial={"corpus": request.GET.get("corpus")})
+    form = RunForm(request.POST or None, initial=RunForm.initial_from(request.GET))
     status = 400 if form.errors else 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -60,10 +63,29 @@ def run_detail(request, run_id):
         if run.is_finished:
             response["HX-Refresh"] = "true"  # the whole page: versions and chart
         return response
-    versions = list(run.versions.order_by("number"))
-    context.update(versions=versions, corpora=run.corpora.order_by("name"),
-                   chart=merge_counts(versions[-1]) if versions else None)
+    versions = list(run.versions.select_related("tokenizer").order_by("number"))
+    corpora = list(run.corpora.order_by("name"))
+    context.update(versions=versions, corpora=corpora,
+                   chart=merge_counts(versions[-1]) if versions else None,
+                   evaluations=Evaluation.objects.without_word_tokens().filter(
+                       version__in=versions).select_related("version", "corpus")
+                   .order_by("corpus__name", "version__number"),
+                   compare=reverse("compare") + "?" + urlencode(
+                       {"versions": ",".join(v.label for v in versions)}) if versions else None,
+                   again=reverse("run_new") + "?" + urlencode(rerun_params(run, corpora)))
     return render(request, "tokenizers_app/run.html", context)
+
+
+def rerun_params(run: TrainingRun, corpora: list) -> dict:
+    """The run form's fields for ``run``'s parameters, as GET parameters that prefill it
+    ("Run again with changes")."""
+    named = run.pattern in {value for value, _ in PATTERNS if value != "custom"}
+    return {"tokenizer": run.tokenizer.name, "corpus": corpora[0].name if corpora else "",
+            "vocab_size": run.vocab_size, "min_frequency": run.min_frequency,
+            "special_tokens": "\n".join(run.special_tokens),
+            "pattern": run.pattern if named else "custom",
+            "custom_pattern": "" if named else run.pattern,
+            "sweep": ", ".join(map(str, run.sweep))}
 
 
 @login_required

@@ -2,10 +2,13 @@
 lineage, downloads, token lengths), its vocabulary (searchable), its merge table, and how one
 token was built."""
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from ..bpe.formats import FORMATS
@@ -48,9 +51,20 @@ def version_detail(request, name, ref):
         "version": version, "ref": ref, "lineage": version.lineage(), "formats": FORMATS,
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
-        "aliases": version.aliases.order_by("name"),
+        "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
         "lengths": {"lengths": [length for length, _ in lengths],
                     "tokens": [tokens for _, tokens in lengths]}})
+
+
+def usage_urls(request, version) -> dict:
+    """This version's addresses for the "Use this tokenizer" snippets: its downloads (by number:
+    they never change) and the API's encode endpoint, absolute on this host."""
+    name, number = version.tokenizer.name, version.number
+    def absolute(path: str) -> str:  # noqa: E306
+        return request.build_absolute_uri(path)
+    return {"name": name, **{format: absolute(reverse("download", args=[name, number, format]))
+                             for format in ("hf", "transformers", "tiktoken")},
+            "encode": absolute(reverse("api:encode", args=[name, number]))}
 
 
 @login_required
@@ -66,21 +80,28 @@ def version_evaluate(request, name, ref):
 
 @readable
 def version_vocab(request, name, ref):
+    """The learned tokens (``show=all``: every token; a search looks through every token unless
+    ``show=learned``), in rank order or by length."""
     version = _version(name, ref)
     query = request.GET.get("q", "")
+    show = request.GET.get("show") or ("all" if query else "learned")
+    sort = "length" if request.GET.get("sort") == "length" else "rank"
     entries = VocabEntry.objects.filter(version=version).containing(query.encode())
-    page = Paginator(entries.order_by("token_id"), PAGE_SIZE).get_page(request.GET.get("page"))
+    entries = entries if show == "all" else entries.learned()
+    page = Paginator(entries.by(sort), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "tokenizers_app/vocab.html", {
-        "version": version, "ref": ref, "page": page, "query": query})
+        "version": version, "ref": ref, "page": page, "query": query, "show": show,
+        "sort": sort, "extra": urlencode({"show": show, "sort": sort})})
 
 
 @readable
 def version_merges(request, name, ref):
     version = _version(name, ref)
-    merges = MergeRule.objects.filter(version=version).order_by("rank")
-    page = Paginator(merges, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.get("q", "")
+    merges = MergeRule.objects.filter(version=version).containing(query.encode())
+    page = Paginator(merges.order_by("rank"), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "tokenizers_app/merges.html", {
-        "version": version, "ref": ref, "page": page,
+        "version": version, "ref": ref, "page": page, "query": query,
         "first_id": 256 + len(version.special_tokens) if version.standard_layout else None})
 
 
