@@ -119,6 +119,7 @@ def test_every_page_fits_a_phone_and_tables_that_scroll_say_so(
              "compare": "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out",
              "playground": "/playground/?versions=prose-bpe@1,prose-bpe@2&text=Hello+world%21",
              "login": "/accounts/login/", "upload": "/corpora/upload/", "run-new": "/runs/new/",
+             "import": "/tokenizers/import/",
              "not-found": "/tokenizers/prose-bpe/production/"}
     tab = visitor(390)
     for name, path in pages.items():
@@ -167,3 +168,36 @@ def test_a_signed_in_home_offers_the_next_steps_at_both_widths(
         tab.shot("home-signed-in")
         steps.get_by_role("link", name="Start a run").click()
         page.wait_for_url(tab.base_url + "/runs/new/")
+
+
+def test_gpt2_files_import_from_the_browser_with_the_pattern_chosen_at_both_widths(
+        visitor, live_server, transactional_db, settings, tmp_path):
+    from tests.registry.helpers import build_registry_data
+    from tokenizers_app.bpe.formats import dumps_tokenizer
+
+    data = build_registry_data(settings, tmp_path)
+    paths = []
+    for name, content in dumps_tokenizer(data["small"].load_tokenizer(), "gpt2").items():
+        paths.append(tmp_path / name)
+        paths[-1].write_bytes(content)
+    for width in (1280, 390):
+        tab = visitor(width)
+        page = tab.go("/accounts/login/")
+        page.fill("#id_username", "member")
+        page.fill("#id_password", "pw-member-1")
+        page.click("main form button[type=submit]")
+        page.wait_for_url(tab.base_url + "/")
+        page.locator(".next-steps").get_by_role("link", name="Import a tokenizer").click()
+        page.wait_for_url(tab.base_url + "/tokenizers/import/")
+        assert overflowing(page) == [], width
+        assert tab.serious_accessibility_violations() == []
+        page.fill("#id_tokenizer", f"gpt4-files-{width}")
+        page.set_input_files("#id_files", [str(path) for path in paths])
+        page.select_option("#id_pattern", "gpt4")
+        tab.shot("import-form")
+        page.get_by_role("button", name="Import").click()
+        page.wait_for_url(tab.base_url + f"/tokenizers/gpt4-files-{width}/1/")
+        assert page.get_by_text(f"gpt4-files-{width}@1 imported from merges.txt, vocab.json").is_visible()
+        assert page.get_by_text("splits text with gpt4, as given").is_visible()
+        assert overflowing(page) == [], width
+        tab.shot("import-done")
