@@ -2,11 +2,8 @@
 the signed-in home. Screenshots at 1280 and 390 px in ``test-artifacts/screenshots/``."""
 
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
@@ -14,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import free_port, stop_group, wait_for_health
 from tests.browser.conftest import SHOTS
 
 pytestmark = pytest.mark.slow
@@ -40,11 +38,6 @@ def overflowing(page) -> list[str]:
     return page.evaluate(OVERFLOWS)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
 
 @contextmanager
 def started(tmp_path):
@@ -58,21 +51,10 @@ def started(tmp_path):
         stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(base + "/health", timeout=2)
-                break
-            except OSError:
-                assert server.poll() is None, server.stderr.read().decode()
-                time.sleep(0.1)
+        wait_for_health(base, server, 60, lambda: server.stderr.read().decode())
         yield base
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop_group(server, 20)
 
 
 def test_start_serves_the_apps_own_not_found_page_that_fits_a_phone(browser, tmp_path):
