@@ -136,11 +136,7 @@ def test_a_signed_in_home_offers_the_next_steps_at_both_widths(
     type(run).objects.filter(pk=run.pk).update(created_by=data["member"])
     for width in (1280, 390):
         tab = visitor(width)
-        page = tab.go("/accounts/login/")
-        page.fill("#id_username", "member")
-        page.fill("#id_password", "pw-member-1")
-        page.click("main form button[type=submit]")
-        page.wait_for_url(tab.base_url + "/")
+        page = tab.sign_in("member", "pw-member-1")
         steps = page.locator(".next-steps")
         assert steps.get_by_role("link", name="Upload a corpus").is_visible()
         assert steps.get_by_role("link", name="Start a run").is_visible()
@@ -164,11 +160,7 @@ def test_gpt2_files_import_from_the_browser_with_the_pattern_chosen_at_both_widt
         paths[-1].write_bytes(content)
     for width in (1280, 390):
         tab = visitor(width)
-        page = tab.go("/accounts/login/")
-        page.fill("#id_username", "member")
-        page.fill("#id_password", "pw-member-1")
-        page.click("main form button[type=submit]")
-        page.wait_for_url(tab.base_url + "/")
+        page = tab.sign_in("member", "pw-member-1")
         page.locator(".next-steps").get_by_role("link", name="Import a tokenizer").click()
         page.wait_for_url(tab.base_url + "/tokenizers/import/")
         assert overflowing(page) == [], width
