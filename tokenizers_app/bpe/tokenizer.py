@@ -15,7 +15,8 @@ from operator import iadd
 
 from .batch import encode_chunks
 from .counting import default_workers
-from .encoding_loop import MergeTable, missing_keys
+from .compiled import MergeTable
+from .encoding_loop import missing_keys
 from .pairs import pack
 from .pretokenize import PreTokenizer, iter_chunks
 from .special_tokens import (
