@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from tests.bpe.reference import reference_words
 from tests.fixtures import gpt2_fixture_dir
 from tokenizers_app.bpe import Tokenizer, compiled, encoding_loop, load_tokenizer, train_bpe
 from tokenizers_app.bpe import training_loop
-from tokenizers_app.bpe.pretokenize import PreTokenizer
+from tokenizers_app.bpe.pretokenize import GPT2_PATTERN, PreTokenizer, character_classes
 
 fast_training = pytest.importorskip(
     "tokenizers_app.bpe.training_loop_compiled",
@@ -191,3 +192,35 @@ def test_this_process_reports_the_path_it_runs():
     counts = Counter(PreTokenizer("gpt2").split(SAMPLES["english"]))
     words = {word.encode(): count for word, count in counts.items()}
     assert compiled.learn_merges(words, 50) == training_loop.learn_merges(words, 50)
+
+
+GPT2 = regex.compile(GPT2_PATTERN)
+PIECES = ["'", "s", "t", "re", "ve", "ll", "m", "d", "'S", " ", "  ", "\n", "\r\n", "\t", "\xa0",
+          "\u3000", "a", "Z", "\u00e9", "1", "\u0663", "\u2167", "!", "?!", "\U0001F600",
+          "\U00010400", "\U0001D7CE", "\ud800", "\u200b", "_", "x"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(PIECES), st.characters()), max_size=16).map("".join))
+def test_the_compiled_gpt2_scanner_splits_as_regex_does(text):
+    assert fast_encoding.gpt2_split(text, character_classes()) == GPT2.findall(text)
+
+
+def test_the_compiled_gpt2_scanner_agrees_on_every_code_point_and_real_text():
+    classes = character_classes()
+    for code in range(0x110000):
+        c = chr(code)
+        text = f"{c} {c}'{c}  {c}{c}\n{c}"
+        assert fast_encoding.gpt2_split(text, classes) == GPT2.findall(text), hex(code)
+    text = varied_text(300_000)
+    assert fast_encoding.gpt2_split(text, classes) == GPT2.findall(text)
+
+
+def test_the_one_pass_encoder_keeps_its_cache_within_its_size(tokenizers):
+    tokenizer = tokenizers[1]
+    table = tokenizer._table
+    text = varied_text(100_000)
+    cache: dict = {}
+    ids = table.encode_gpt2(text, cache, 300, character_classes())
+    assert ids == pure_twin(tokenizer).encode_ordinary(text) and 0 < len(cache) <= 300
+    assert table.encode_gpt2("", cache, 300, character_classes()) == []

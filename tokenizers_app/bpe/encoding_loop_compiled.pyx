@@ -17,8 +17,21 @@ Python int is made once, so a pre-token's tuple of ids costs no new ints.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_GetItemWithError
+from cpython.object cimport PyObject
+from cpython.unicode cimport (
+    PyUnicode_AsUTF8String,
+    PyUnicode_DATA,
+    PyUnicode_GET_LENGTH,
+    PyUnicode_KIND,
+    PyUnicode_Substring,
+)
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+
+cdef extern from "Python.h":
+    Py_UCS4 PyUnicode_READ(int kind, const void *data, Py_ssize_t index) nogil
+
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memmove, memset
@@ -108,42 +121,55 @@ cdef class MergeTable:
 
     def bpe_many(self, pretokens):
         """The ids of each pre-token (``bytes``), as tuples."""
-        cdef Py_ssize_t room = 64
-        cdef int32_t *ids = <int32_t *>malloc(room * sizeof(int32_t))
-        cdef int32_t *rank_of = <int32_t *>malloc(room * sizeof(int32_t))
-        cdef int32_t *links = NULL
-        cdef bytes data
-        cdef const unsigned char *text
-        cdef Py_ssize_t n, count
-        out = []
+        cdef Buffers room
+        init_buffers(&room)
         try:
-            if ids == NULL or rank_of == NULL:
-                raise MemoryError("no memory to encode")
-            for pretoken in pretokens:
-                data = pretoken if type(pretoken) is bytes else bytes(pretoken)
-                n = PyBytes_GET_SIZE(data)
-                if n > room:
-                    room = 2 * n
-                    free(ids)
-                    free(rank_of)
-                    free(links)
-                    links = NULL
-                    ids = <int32_t *>malloc(room * sizeof(int32_t))
-                    rank_of = <int32_t *>malloc(room * sizeof(int32_t))
-                    if ids == NULL or rank_of == NULL:
-                        raise MemoryError("no memory to encode")
-                if n > LONG and links == NULL:
-                    links = <int32_t *>malloc(2 * room * sizeof(int32_t))
-                    if links == NULL:
-                        raise MemoryError("no memory to encode")
-                text = <const unsigned char *>PyBytes_AS_STRING(data)
-                with nogil:
-                    count = self.merge_bytes(text, n, ids, rank_of, links)
-                out.append(self.as_tuple(ids, count))
+            return [self.merge_one(pretoken if type(pretoken) is bytes else bytes(pretoken),
+                                   &room)
+                    for pretoken in pretokens]
         finally:
-            free(ids)
-            free(rank_of)
-            free(links)
+            free_buffers(&room)
+
+    cdef tuple merge_one(self, bytes data, Buffers *room):
+        """The ids of one pre-token, merged in ``room``'s arrays (grown when it is longer)."""
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(data), count
+        cdef const unsigned char *text = <const unsigned char *>PyBytes_AS_STRING(data)
+        if n > room.size:
+            grow_buffers(room, n)
+        with nogil:
+            count = self.merge_bytes(text, n, room.ids, room.rank_of, room.links)
+        return self.as_tuple(room.ids, count)
+
+    def encode_gpt2(self, str text not None, dict cache not None, Py_ssize_t cache_size,
+                    const unsigned char[::1] classes not None):
+        """``Tokenizer.encode_ordinary`` with the gpt2 pattern, in one pass: each pre-token
+        (``gpt2_end``) is looked up in ``cache`` (pre-token -> tuple of ids) or merged and
+        added to it (emptied first when it holds ``cache_size`` pre-tokens). ``classes``:
+        ``pretokenize.character_classes()``."""
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), start = 0, end
+        cdef int kind = PyUnicode_KIND(text)
+        cdef const void *data = PyUnicode_DATA(text)
+        cdef const unsigned char *table = &classes[0]
+        cdef PyObject *found
+        cdef Buffers room
+        out = []
+        init_buffers(&room)
+        try:
+            while start < n:
+                end = gpt2_end(kind, data, start, n, table)
+                piece = PyUnicode_Substring(text, start, end)
+                found = PyDict_GetItemWithError(cache, piece)
+                if found != NULL:
+                    out.extend(<tuple>found)
+                else:
+                    ids = self.merge_one(PyUnicode_AsUTF8String(piece), &room)
+                    if len(cache) >= cache_size:
+                        cache.clear()
+                    cache[piece] = ids
+                    out.extend(ids)
+                start = end
+        finally:
+            free_buffers(&room)
         return out
 
     cdef Py_ssize_t merge_bytes(self, const unsigned char *data, Py_ssize_t n, int32_t *ids,
@@ -267,3 +293,103 @@ cdef inline Py_ssize_t heap_pop(uint64_t *heap, Py_ssize_t size) noexcept nogil:
     if size:
         heap[i] = last
     return size
+
+
+cdef struct Buffers:
+    Py_ssize_t size
+    int32_t *ids
+    int32_t *rank_of
+    int32_t *links
+
+
+cdef void init_buffers(Buffers *room) noexcept:
+    room.size = 0
+    room.ids = room.rank_of = room.links = NULL
+
+
+cdef int grow_buffers(Buffers *room, Py_ssize_t n) except -1:
+    free_buffers(room)
+    n = max(2 * n, 256)
+    room.ids = <int32_t *>malloc(n * sizeof(int32_t))
+    room.rank_of = <int32_t *>malloc(n * sizeof(int32_t))
+    room.links = <int32_t *>malloc(2 * n * sizeof(int32_t))
+    if room.ids == NULL or room.rank_of == NULL or room.links == NULL:
+        free_buffers(room)
+        raise MemoryError("no memory to encode")
+    room.size = n
+    return 0
+
+
+cdef void free_buffers(Buffers *room) noexcept:
+    free(room.ids)
+    free(room.rank_of)
+    free(room.links)
+    init_buffers(room)
+
+
+# -- the gpt2 pattern, scanned --------------------------------------------------------------------
+# 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ , alternative by
+# alternative, over the classes of every code point as `regex` gives them
+# (``pretokenize.character_classes``: 1 letter, 2 number, 4 space).
+
+cdef enum:
+    LETTER = 1
+    NUMBER = 2
+    SPACE = 4
+
+
+cdef inline Py_ssize_t run_of(int kind, const void *data, Py_ssize_t i, Py_ssize_t n,
+                              const unsigned char *table, unsigned char wanted) noexcept nogil:
+    """The end of the run from ``i`` of characters whose class is ``wanted`` (0: punctuation,
+    none of letter, number, space)."""
+    if wanted:
+        while i < n and table[PyUnicode_READ(kind, data, i)] & wanted:
+            i += 1
+    else:
+        while i < n and not table[PyUnicode_READ(kind, data, i)]:
+            i += 1
+    return i
+
+
+cdef Py_ssize_t gpt2_end(int kind, const void *data, Py_ssize_t i, Py_ssize_t n,
+                         const unsigned char *table) noexcept nogil:
+    """Where the gpt2 pre-token that starts at ``i`` ends."""
+    cdef Py_UCS4 c = PyUnicode_READ(kind, data, i), d, e
+    cdef Py_ssize_t j = i, m
+    if c == 39 and i + 1 < n:  # a contraction: 's 't 'm 'd, 're 've 'll
+        d = PyUnicode_READ(kind, data, i + 1)
+        if d == 115 or d == 116 or d == 109 or d == 100:
+            return i + 2
+        if i + 2 < n:
+            e = PyUnicode_READ(kind, data, i + 2)
+            if (e == 101 and (d == 114 or d == 118)) or (d == 108 and e == 108):
+                return i + 3
+    if c == 32 and i + 1 < n:  # " ?" before a letter, number or punctuation run
+        d = PyUnicode_READ(kind, data, i + 1)
+        if not table[d] & SPACE:
+            j, c = i + 1, d
+    cdef unsigned char k = table[c]
+    if k & LETTER:
+        return run_of(kind, data, j + 1, n, table, LETTER)
+    if k & NUMBER:
+        return run_of(kind, data, j + 1, n, table, NUMBER)
+    if not k:
+        return run_of(kind, data, j + 1, n, table, 0)
+    m = run_of(kind, data, i + 1, n, table, SPACE)  # \s+(?!\S), else \s+
+    if m == n or m - i == 1:
+        return m
+    return m - 1
+
+
+def gpt2_split(str text not None, const unsigned char[::1] classes not None):
+    """``PreTokenizer("gpt2").split(text)``: the gpt2 pattern's pre-tokens, scanned in C."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), start = 0, end
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void *data = PyUnicode_DATA(text)
+    cdef const unsigned char *table = &classes[0]
+    out = []
+    while start < n:
+        end = gpt2_end(kind, data, start, n, table)
+        out.append(PyUnicode_Substring(text, start, end))
+        start = end
+    return out
