@@ -7,7 +7,9 @@ one thread (one process for ours) and for batch encoding on all cores, the ratio
 tiktoken's one-thread figure, and checks that all three give identical ids. Each encoder runs
 ``--repeat`` times, taking turns with the others, each time in a fresh process (so ours starts
 with an empty cache, and no encoder runs beside another's threads or garbage); its best time
-counts. Building the tokenizers and reading the corpus are not timed.
+counts; the spread of ours / tiktoken over the rounds is printed too. Building the tokenizers and
+reading the corpus are not timed. The header names the core ours runs (``compiled.CORE_PATH``; set
+``BPE_PURE_PYTHON=1`` to time the pure-Python loops).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.gpt2_peers import build_tiktoken, parse_args, timed  # noqa: E402
 from tokenizers_app.bpe import load_tokenizer  # noqa: E402
+from tokenizers_app.bpe.compiled import CORE_PATH  # noqa: E402
 
 ENDOFTEXT = "<|endoftext|>"
 
@@ -76,7 +79,9 @@ def main() -> None:
     documents = Path(opts.corpus).read_text(encoding="utf-8").count(ENDOFTEXT) + 1
     print(f"corpus {opts.corpus} ({mb:.1f} MB, about {documents} documents), GPT-2 vocabulary, "
           f"{os.cpu_count()} cores, best of {opts.repeat} runs, each in a fresh process")
+    print(f"ours runs the core: {CORE_PATH}")
     best = {name: float("inf") for name in ENCODERS}
+    rounds: dict[str, list[float]] = {name: [] for name in ENCODERS}
     digests = set()
     for _ in range(opts.repeat):  # the encoders take turns, so that drift hits all alike
         for name in ENCODERS:
@@ -85,12 +90,18 @@ def main() -> None:
                                  check=True, capture_output=True, text=True).stdout
             result = json.loads(out.strip().splitlines()[-1])
             best[name] = min(best[name], result["seconds"])
+            rounds[name].append(result["seconds"])
             digests.add(result["digest"])
 
     base = mb / best["tiktoken, one thread"]
     print(f"{'encoder':<36}{'MB/s':>8}{'vs tiktoken 1 thread':>24}")
     for name in ENCODERS:
         print(f"{name:<36}{mb / best[name]:>8.2f}{(mb / best[name]) / base:>23.2f}x")
+    for name in list(ENCODERS)[:2]:
+        ratios = [t / o for o, t in zip(rounds[name], rounds["tiktoken, one thread"])]
+        print(f"{name} / tiktoken one thread, per round: "
+              f"{', '.join(f'{r:.2f}x' for r in ratios)} "
+              f"(spread {min(ratios):.2f}x to {max(ratios):.2f}x)")
     same = len(digests) == 1
     print("identical ids across all encoders:", "yes" if same else "NO")
     if not same:

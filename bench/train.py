@@ -5,7 +5,9 @@
 
 Each trainer runs in a fresh child process, one after the other (``--repeat`` times, taking
 turns); the script prints the best wall time, the highest peak RSS (the child's own peak plus its
-largest worker's, for ours) and the ratios ours / peer.
+largest worker's, for ours), the ratios ours / peer, and the spread of the time ratio over the
+rounds (each round's ours / peer). It also prints which core ours runs (``compiled.CORE_PATH``:
+set ``BPE_PURE_PYTHON=1`` to time the pure-Python loops).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ OURS = """
 import json, resource, sys, time
 from pathlib import Path
 from tokenizers_app.bpe import train_bpe
+from tokenizers_app.bpe.compiled import CORE_PATH
 args = json.loads(sys.argv[1])
 start = time.perf_counter()
 result = train_bpe(Path(args["corpus"]), args["vocab_size"], special_tokens=args["special"],
@@ -29,7 +32,8 @@ result = train_bpe(Path(args["corpus"]), args["vocab_size"], special_tokens=args
 seconds = time.perf_counter() - start
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(
     resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": len(result.vocab)}))
+print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": len(result.vocab),
+                  "core": CORE_PATH}))
 """
 
 PEER = """
@@ -70,7 +74,8 @@ def best_of(codes: list[str], args: dict, repeat: int) -> list[dict]:
         for code, results in zip(codes, runs):
             results.append(run(code, args))
     return [{"seconds": min(r["seconds"] for r in results),
-             "rss_kb": max(r["rss_kb"] for r in results), "vocab": results[0]["vocab"]}
+             "rss_kb": max(r["rss_kb"] for r in results), "vocab": results[0]["vocab"],
+             "core": results[0].get("core"), "rounds": [r["seconds"] for r in results]}
             for results in runs]
 
 
@@ -88,11 +93,15 @@ def main() -> None:
     print(f"corpus {opts.corpus} ({size_mb:.1f} MB), vocab {opts.vocab_size}, "
           f"pattern {opts.pattern}, special {args['special']}, best of {opts.repeat}")
     ours, peer = best_of([OURS, PEER], args, opts.repeat)
+    print(f"ours runs the core: {ours['core']}")
     print(f"{'trainer':<28}{'wall s':>10}{'peak RSS MB':>14}{'vocab':>8}")
-    for name, r in (("ours (Python)", ours), ("HF tokenizers (Rust)", peer)):
+    for name, r in (("ours", ours), ("HF tokenizers (Rust)", peer)):
         print(f"{name:<28}{r['seconds']:>10.2f}{r['rss_kb'] / 1024:>14.0f}{r['vocab']:>8}")
     print(f"ratio ours/HF: time {ours['seconds'] / peer['seconds']:.2f}x, "
           f"peak RSS {ours['rss_kb'] / peer['rss_kb']:.2f}x")
+    ratios = [o / p for o, p in zip(ours["rounds"], peer["rounds"])]
+    print(f"time ratio per round: {', '.join(f'{r:.2f}x' for r in ratios)} "
+          f"(spread {min(ratios):.2f}x to {max(ratios):.2f}x)")
 
 
 if __name__ == "__main__":

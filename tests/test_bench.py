@@ -33,12 +33,13 @@ def test_the_encoding_benchmark_runs_all_encoders_and_checks_their_ids(corpus):
                "--repeat", "1")
     assert "ours, encode_batch (all cores)" in out and "HF tokenizers, one thread" in out
     assert "identical ids across all encoders: yes" in out
+    assert "ours runs the core: " in out and "(spread " in out
 
 
 def test_the_training_benchmark_runs_ours_and_the_peer(corpus):
     out = _run("bench/train.py", "--corpus", str(corpus), "--vocab-size", "400")
-    assert "ours (Python)" in out and "HF tokenizers (Rust)" in out
-    assert "ratio ours/HF: time" in out
+    assert "ours " in out and "HF tokenizers (Rust)" in out
+    assert "ratio ours/HF: time" in out and "ours runs the core: " in out and "(spread " in out
 
 
 def test_the_pages_load_benchmark_serves_every_page_under_gunicorn_without_errors():

@@ -162,6 +162,7 @@ class RunOut(Schema):
     progress_total: int
     merges_per_second: float | None
     stage_seconds: dict[str, float]
+    core_path: str  # the BPE core that ran it: "compiled (Cython)" or "pure Python (...)"
     error: str
     algorithm: str  # byte_bpe
     vocab_size: int
@@ -179,7 +180,7 @@ class RunOut(Schema):
         return cls(id=run.pk, tokenizer=run.tokenizer.name, status=run.status, stage=run.stage,
                    progress_done=run.progress_done, progress_total=run.progress_total,
                    merges_per_second=run.merges_per_second, stage_seconds=run.stage_seconds,
-                   error=run.error, algorithm=run.algorithm, vocab_size=run.vocab_size, pattern=run.pattern,
+                   core_path=run.core_path, error=run.error, algorithm=run.algorithm, vocab_size=run.vocab_size, pattern=run.pattern,
                    special_tokens=run.special_tokens, min_frequency=run.min_frequency,
                    sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
                    versions=[v.label for v in run.versions.all()],

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from tests.api.conftest import bearer
+from tokenizers_app.bpe.compiled import CORE_PATH
 from tokenizers_app.models import Evaluation
 
 pytestmark = pytest.mark.django_db
@@ -64,6 +65,7 @@ def test_corpora_runs_and_comparisons(client, registry):
     assert corpus["sha256"] == registry["corpus"].sha256 and corpus["line_count"] > 0
     run = client.get(f"/api/runs/{registry['runs'][0].pk}").json()
     assert run["status"] == "succeeded" and run["merges_per_second"] > 0
+    assert run["core_path"] == CORE_PATH  # which BPE core ran it
     comparison = client.get("/api/compare", {"versions": "prose-bpe@1,prose-bpe@2",
                                              "corpus": "held-out"}).json()
     ratios = [v["metrics"]["compression_ratio"] for v in comparison["versions"]]

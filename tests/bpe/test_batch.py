@@ -99,3 +99,30 @@ def test_the_callers_cache_keeps_what_worker_0_learned(trained, chunks):
     batch.encode_chunks(cold, chunks, "all", "all", 2)
     first = set(cold.pretokenizer.split(chunks[0].replace(SPECIAL, "")))
     assert first <= cold._cache.keys()
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_workers_apart_give_the_ids_of_encode(trained, chunks, workers):
+    """``encode_apart``: each worker encodes its own share (the compiled one-pass encoder)."""
+    expected = [trained.encode(chunk, allowed_special="all") for chunk in chunks]
+    assert batch.encode_apart(_cold(trained), chunks, "all", "all", workers) == expected
+
+
+def test_an_error_or_a_death_of_a_worker_apart_reaches_the_caller(trained, chunks, monkeypatch):
+    with pytest.raises(ValueError, match="not allowed"):
+        batch.encode_apart(_cold(trained), chunks, set(), "all", 2)
+    monkeypatch.setattr(batch, "_work_apart", lambda key, index, pipe: os._exit(3))
+    with pytest.raises(RuntimeError, match="worker 1 stopped"):
+        batch.encode_apart(_cold(trained), chunks, "all", "all", 2)
+
+
+def test_encode_batch_works_apart_only_with_the_one_pass_encoder(trained, chunks, monkeypatch):
+    used = []
+    for name in ("encode_apart", "encode_chunks"):
+        real = getattr(batch, name)
+        monkeypatch.setattr(f"tokenizers_app.bpe.tokenizer.{name}",
+                            lambda *args, real=real, name=name: used.append(name) or real(*args))
+    texts = ["".join(chunks)] * 4  # over BATCH_MIN_CHARS
+    expected = [trained.encode(text, allowed_special="all") for text in texts]
+    assert _cold(trained).encode_batch(texts, allowed_special="all", workers=2) == expected
+    assert used == ["encode_apart" if trained._one_pass() is not None else "encode_chunks"]

@@ -1,4 +1,5 @@
-"""The encoder's inner loop (``encoding_loop.MergeTable``) against ``reference.reference_bpe``."""
+"""The encoder's inner loop (``encoding_loop.MergeTable``, and the compiled twin the tokenizer runs
+when it was built) against ``reference.reference_bpe``."""
 
 import pytest
 from hypothesis import given, settings
@@ -8,7 +9,7 @@ from tests.bpe.corpora import SAMPLES
 from tests.bpe.reference import reference_bpe
 from tests.fixtures import gpt2_fixture_dir
 from tokenizers_app.bpe import Tokenizer, load_tokenizer, train_bpe
-from tokenizers_app.bpe.encoding_loop import NO_RANK, missing_keys
+from tokenizers_app.bpe.encoding_loop import NO_RANK, MergeTable, missing_keys
 from tokenizers_app.bpe.pairs import pack
 
 
@@ -33,23 +34,31 @@ def tokenizer(request, trained):
         return load_tokenizer(gpt2_fixture_dir())
     if request.param == "sparse":
         tokenizer = _sparse(trained)
-        assert isinstance(tokenizer._table.after, dict) and tokenizer._table.translation is None
+        assert isinstance(pure_table(tokenizer).after, dict)
+        assert pure_table(tokenizer).translation is None
         return tokenizer
     tokenizer = trained.tokenizer()
-    assert isinstance(tokenizer._table.after, list) and tokenizer._table.translation is not None
+    assert isinstance(pure_table(tokenizer).after, list)
+    assert pure_table(tokenizer).translation is not None
     return tokenizer
+
+
+def pure_table(tokenizer) -> MergeTable:
+    """The pure-Python merge table of a tokenizer (which may run the compiled one)."""
+    return MergeTable(tokenizer._table.ranks, tokenizer._table.merged, tokenizer._table.byte_ids)
 
 
 @pytest.fixture(scope="module")
 def table(tokenizer):
-    return tokenizer._table
+    return pure_table(tokenizer)
 
 
 @settings(max_examples=300, deadline=None)
 @given(word=st.text(max_size=80).map(str.encode))
-def test_bpe_many_equals_the_plain_definition(tokenizer, word):
-    [ids] = tokenizer._table.bpe_many([word])
-    assert [tokenizer.vocab[i] for i in ids] == reference_bpe(tokenizer.merges, word)
+def test_bpe_many_equals_the_plain_definition(tokenizer, table, word):
+    for merge_table in (table, tokenizer._table):  # the pure one, and the one encode runs
+        [ids] = merge_table.bpe_many([word])
+        assert [tokenizer.vocab[i] for i in ids] == reference_bpe(tokenizer.merges, word)
 
 
 def test_sparse_ids_give_the_same_tokens(trained):

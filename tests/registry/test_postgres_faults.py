@@ -154,8 +154,9 @@ class Registry:
     def sql(self, query: str, *params) -> list[tuple]:
         return self.postgres.sql(self.database, query, *params)
 
-    def start_worker(self, name: str) -> Worker:
-        self.workers.append(Worker(f"pg-{name}-{self.database}", self.env, self.folder))
+    def start_worker(self, name: str, **env) -> Worker:
+        self.workers.append(Worker(f"pg-{name}-{self.database}", {**self.env, **env},
+                                   self.folder))
         return self.workers[-1].start()
 
     def import_corpus(self, text: str, name: str, *flags: str) -> None:
@@ -238,7 +239,9 @@ def test_postgres_restarted_while_a_worker_merges_leaves_one_complete_version_or
     nothing), the reaper queues the run again and the worker trains it anew; or the run fails
     saying why. Never a version without all its rows."""
     registry.import_corpus(made_up_words(2_000_000), "restart")
-    worker = registry.start_worker("train")
+    # the pure-Python merge loop, whose 20,000 merges last long enough to restart Postgres
+    # meanwhile: the compiled one is done before (this test is about the database, not the core)
+    worker = registry.start_worker("train", BPE_PURE_PYTHON="1")
     registry.manage("train", "--corpus", "restart", "--tokenizer", "restart",
                     "--vocab-size", "20000")
 

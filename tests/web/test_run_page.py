@@ -8,6 +8,7 @@ import pytest
 from django.utils.html import escape
 
 from tests.registry.helpers import import_text, sample_text, train
+from tokenizers_app.bpe.compiled import CORE_PATH
 from tokenizers_app.bpe.metric_text import metric_number
 from tokenizers_app.models import Evaluation, TrainingRun
 from tokenizers_app.templatetags.metrics import ordinal
@@ -54,6 +55,12 @@ def test_a_run_that_made_every_merge_says_nothing_of_stopping(client, registry_d
     run = registry_data["runs"][0]
     assert run.stop_reason == ""
     assert "Stopped early" not in page(client, f"/runs/{run.pk}/")
+
+
+def test_the_run_page_names_the_bpe_core_that_ran_it(client, registry_data):
+    run = registry_data["runs"][0]
+    assert run.core_path == CORE_PATH
+    assert f"BPE core: {CORE_PATH}" in page(client, f"/runs/{run.pk}/")
 
 
 def test_the_run_page_shows_its_versions_scores(client, registry_data):

@@ -18,6 +18,9 @@ share the hash seed). The batch runs in rounds of at most ``ROUND_CHARS`` charac
 Messages go through worker 0, which forwards them as bytes, without unpickling them. A worker
 that fails sends its exception in place of its next message, and worker 0 raises it.
 
+With the compiled one-pass encoder (gpt2 pattern), merging costs less than sharing the
+pre-tokens out: ``encode_apart`` has each worker encode its own share of the chunks instead.
+
 Its plain twin: ``Tokenizer.encode`` of each text, which ``tests/bpe/test_batch.py`` compares
 it with (cold caches, several rounds, an overflowing cache).
 """
@@ -28,6 +31,7 @@ import gc
 import multiprocessing
 import pickle
 from array import array
+from contextlib import contextmanager
 from itertools import chain
 
 from .encoding_loop import missing_keys
@@ -43,22 +47,8 @@ def encode_chunks(tokenizer, chunks: list[str], allowed_special, disallowed_spec
     0, whose cache keeps what it learns) and ``workers - 1`` forked ones."""
     rounds = max(1, -(-sum(map(len, chunks)) // (workers * ROUND_CHARS)))
     plan = slices(chunks, workers * rounds)
-    key = id(plan)
-    _JOBS[key] = (tokenizer, chunks, plan, allowed_special, disallowed_special, workers)
-    context = multiprocessing.get_context("fork")
-    pipes, processes = [], []
-    collecting = gc.isenabled()
-    gc.disable()  # the batch makes no reference cycles: collecting would only cost time
-    gc.freeze()  # the workers do not copy pages just to collect this process's objects
-    try:
-        for index in range(1, workers):
-            parent_end, child_end = context.Pipe()
-            process = context.Process(target=_work, args=(key, index, child_end), daemon=True)
-            process.start()
-            child_end.close()
-            pipes.append(parent_end)
-            processes.append(process)
-        gc.unfreeze()
+    with _forked((tokenizer, chunks, plan, allowed_special, disallowed_special, workers),
+                 _work) as (key, pipes):
 
         def exchange(messages: list[bytes]) -> list[bytes]:
             """Worker 0's side: ``messages[j]`` goes to worker ``j``; gather the others'
@@ -82,6 +72,46 @@ def encode_chunks(tokenizer, chunks: list[str], allowed_special, disallowed_spec
                 for position, data in enumerate(packed, start):
                     out[position] = array("i", data).tolist()
         return out
+
+
+def encode_apart(tokenizer, chunks: list[str], allowed_special, disallowed_special,
+                 workers: int) -> list[list[int]]:
+    """The ids of each chunk, as ``encode_chunks`` gives them, but each worker encodes its own
+    run of chunks with nothing shared: for the compiled one-pass encoder
+    (``MergeTable.encode_gpt2``), whose merging costs less than sharing the pre-tokens out
+    would. This process keeps what it learns; the forked workers send their ids packed."""
+    plan = slices(chunks, workers)
+    with _forked((tokenizer, chunks, plan, allowed_special, disallowed_special, workers),
+                 _work_apart) as (_key, pipes):
+        start, end = plan[0]
+        out = [tokenizer.encode(chunk, allowed_special, disallowed_special)
+               for chunk in chunks[start:end]]
+        for index, pipe in enumerate(pipes, 1):
+            out += [array("i", data).tolist() for data in pickle.loads(_receive(pipe, index))]
+        return out
+
+
+@contextmanager
+def _forked(job: tuple, target):
+    """Start ``workers - 1`` forked processes running ``target(key, index, pipe)`` over
+    ``job`` (found in ``_JOBS[key]``); yield ``(key, pipes)``; stop them at the end."""
+    key = id(job)
+    _JOBS[key] = job
+    context = multiprocessing.get_context("fork")
+    pipes, processes = [], []
+    collecting = gc.isenabled()
+    gc.disable()  # the batch makes no reference cycles: collecting would only cost time
+    gc.freeze()  # the workers do not copy pages just to collect this process's objects
+    try:
+        for index in range(1, job[-1]):
+            parent_end, child_end = context.Pipe()
+            process = context.Process(target=target, args=(key, index, child_end), daemon=True)
+            process.start()
+            child_end.close()
+            pipes.append(parent_end)
+            processes.append(process)
+        gc.unfreeze()
+        yield key, pipes
     finally:
         gc.unfreeze()
         if collecting:
@@ -191,13 +221,31 @@ def _work(key: int, index: int, pipe) -> None:
             packed = _round(job, index, start, end, exchange)
             pipe.send_bytes(_OK + pickle.dumps(packed, pickle.HIGHEST_PROTOCOL))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to worker 0
-        try:
-            payload = pickle.dumps(exc)
-        except Exception:  # noqa: BLE001 - an exception that does not pickle
-            payload = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
-        try:
-            pipe.send_bytes(_ERROR + payload)
-        except OSError:
-            pass
+        _send_error(pipe, exc)
     finally:
         pipe.close()
+
+
+def _work_apart(key: int, index: int, pipe) -> None:
+    """A forked worker of ``encode_apart``: its run of chunks, encoded and sent packed."""
+    tokenizer, chunks, plan, allowed_special, disallowed_special, _workers = _JOBS[key]
+    try:
+        start, end = plan[index]
+        packed = [_pack(tokenizer.encode(chunk, allowed_special, disallowed_special))
+                  for chunk in chunks[start:end]]
+        pipe.send_bytes(_OK + pickle.dumps(packed, pickle.HIGHEST_PROTOCOL))
+    except BaseException as exc:  # noqa: BLE001 - every failure goes back to worker 0
+        _send_error(pipe, exc)
+    finally:
+        pipe.close()
+
+
+def _send_error(pipe, exc: BaseException) -> None:
+    try:
+        payload = pickle.dumps(exc)
+    except Exception:  # noqa: BLE001 - an exception that does not pickle
+        payload = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+    try:
+        pipe.send_bytes(_ERROR + payload)
+    except OSError:
+        pass

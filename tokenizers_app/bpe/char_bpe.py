@@ -27,7 +27,7 @@ from .parameters import check_min_frequency
 from .pretokenize import iter_chunks
 from .special_tokens import check_special_tokens, special_regex, split_special
 from .training import Progress, ShouldStop, Ticker
-from .training_loop import learn_merges
+from .compiled import learn_merges
 
 __all__ = ["SPLITS", "UNK", "CharBPETokenizer", "CharTrainResult", "count_words", "spell_words",
            "split_regex", "train_char_bpe", "word_symbols"]

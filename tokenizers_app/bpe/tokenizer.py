@@ -13,11 +13,12 @@ from collections.abc import Iterable, Iterator
 from functools import cached_property, reduce
 from operator import iadd
 
-from .batch import encode_chunks
+from .batch import encode_apart, encode_chunks
 from .counting import default_workers
-from .encoding_loop import MergeTable, missing_keys
+from .compiled import MergeTable
+from .encoding_loop import missing_keys
 from .pairs import pack
-from .pretokenize import PreTokenizer, iter_chunks
+from .pretokenize import PreTokenizer, character_classes, iter_chunks
 from .special_tokens import (
     allowed_special_tokens,
     check_allowed_special,
@@ -122,7 +123,22 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text, treating special-token text as plain text."""
+        return self._ids_of_text(text)
+
+    def _ids_of_text(self, text: str) -> list[int]:
+        """The ids of text between special tokens. With the gpt2 pattern and the compiled core,
+        one pass in C scans, looks the pre-tokens up in the cache and merges the new ones
+        (``MergeTable.encode_gpt2``); else the text is pre-tokenized and ``_ids_of`` runs."""
+        one_pass = self._one_pass()
+        if one_pass is not None:
+            return one_pass(text, self._cache, self.cache_size, character_classes())
         return self._ids_of(self.pretokenizer.split(text))
+
+    def _one_pass(self):
+        """The compiled one-pass encoder, when it runs this tokenizer (gpt2 pattern), or None."""
+        if self.pretokenizer._scan is None:
+            return None
+        return getattr(self._table, "encode_gpt2", None)
 
     def _ids_of(self, pretokens: list[str]) -> list[int]:
         """The ids of a list of pre-tokens. The fast path: they are looked up in the cache and
@@ -145,7 +161,16 @@ class Tokenizer:
         """Encode text; special tokens in ``allowed_special`` (a set, or ``"all"``) become their
         ids. Text of any special token that is disallowed (default: all not allowed) raises
         ``ValueError``, as tiktoken does."""
-        return self._lookup(self._pre_tokenize(text, allowed_special, disallowed_special))
+        allowed = self._allowed(allowed_special, disallowed_special, text)
+        if not allowed:
+            return self._ids_of_text(text)
+        ids: list[int] = []
+        for segment, is_special in split_special(text, special_regex(allowed)):
+            if is_special:
+                ids.append(self.special_ids[segment])
+            else:
+                ids += self._ids_of_text(segment)
+        return ids
 
     def _pre_tokenize(self, text: str, allowed_special, disallowed_special) -> list:
         """The allowed special tokens' ids and the lists of pre-tokens between them, in order:
@@ -191,8 +216,9 @@ class Tokenizer:
                      disallowed_special="all", workers: int | None = None) -> list[list[int]]:
         """``[self.encode(t, ...) for t in texts]``, computed in ``workers`` processes (default:
         all cores): this one and ``workers - 1`` forked ones (``batch.encode_chunks``), each new
-        pre-token merged once. Long texts are cut at safe points (``iter_chunks``), so the ids
-        are exact."""
+        pre-token merged once; or, with the compiled one-pass encoder, each encoding its own
+        share (``batch.encode_apart``). Long texts are cut at safe points (``iter_chunks``), so
+        the ids are exact."""
         workers = workers or default_workers()
         if workers == 1 or sum(map(len, texts)) < BATCH_MIN_CHARS:
             return [self.encode(t, allowed_special, disallowed_special) for t in texts]
@@ -200,8 +226,9 @@ class Tokenizer:
         allowed = self._allowed_list(allowed_special)
         jobs = [(index, chunk) for index, text in enumerate(texts)
                 for chunk in iter_chunks([text], allowed, self.pretokenizer.line_cuts, 1 << 18)]
-        chunk_ids = encode_chunks(self, [chunk for _, chunk in jobs], allowed_special,
-                                  disallowed_special, workers)
+        encode = encode_apart if self._one_pass() is not None else encode_chunks
+        chunk_ids = encode(self, [chunk for _, chunk in jobs], allowed_special,
+                           disallowed_special, workers)
         out: list = [None] * len(texts)  # no empty lists made: they would set off collections
         for (index, _chunk), ids in zip(jobs, chunk_ids):
             if out[index] is None:

@@ -23,7 +23,7 @@ from .counting import (
 from .parameters import check_training_parameters
 from .pretokenize import PreTokenizer, iter_chunks
 from .tokenizer import Tokenizer
-from .training_loop import learn_merges
+from .compiled import learn_merges
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 ShouldStop = Callable[[], bool]

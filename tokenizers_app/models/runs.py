@@ -119,6 +119,12 @@ class TrainingRun(models.Model):
         return self.options.get("stop_reason", "")
 
     @property
+    def core_path(self) -> str:
+        """The BPE core that ran it (``bpe.compiled.CORE_PATH``: ``compiled (Cython)`` or
+        ``pure Python (...)``); "" until it has finished."""
+        return self.options.get("core_path", "")
+
+    @property
     def queue_was_down(self) -> bool:
         """Whether sending the run's task failed (the queue did not answer): the reaper sends it
         again later."""

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from ..bpe import TrainingCancelled, TrainResult
 from ..bpe.canonical import content_digest
+from ..bpe.compiled import CORE_PATH
 from ..bpe.training import prefix_tokenizer
 from ..errors import REFUSALS, is_disk_full
 from ..models import TokenizerVersion, TrainingRun
@@ -175,7 +176,8 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter, result: Tra
         seconds = reporter.stage_seconds()
         merging = seconds.get(Stage.MERGE, 0)
         rate = len(result.merges) / merging if merging > 0 else run.merges_per_second
-        options = {**run.options, "stop_reason": result.stop_reason} if result.stop_reason \
-            else run.options  # fewer merges than asked: the run page says why
+        options = {**run.options, "core_path": CORE_PATH}  # which BPE core ran the merges
+        if result.stop_reason:  # fewer merges than asked: the run page says why
+            options["stop_reason"] = result.stop_reason
         run.finish(Status.SUCCEEDED, stage=Stage.SAVE, progress_done=1, progress_total=1,
                    merges_per_second=rate, stage_seconds=seconds, options=options)

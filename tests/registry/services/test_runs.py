@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from tests.registry.helpers import import_text, train
 from tokenizers_app.bpe import train_bpe
+from tokenizers_app.bpe.compiled import CORE_PATH
 from tokenizers_app.errors import REFUSALS, Invalid
 from tokenizers_app.models import (
     MergeRule,
@@ -108,6 +109,7 @@ def test_a_finished_run_tells_its_stage_times_and_its_merges_per_second(corpus):
     assert set(run.stage_seconds) == {"count", "merge", "save"}
     assert run.merges_per_second > 0
     assert run.finished_at >= run.started_at
+    assert run.core_path == CORE_PATH and run.options["core_path"] == CORE_PATH
 
 
 def test_executing_a_run_twice_creates_one_version(corpus):

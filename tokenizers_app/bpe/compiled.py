@@ -1,0 +1,49 @@
+"""Which core runs: the compiled loops, or their pure-Python twins.
+
+The merge loop (``training_loop.learn_merges``) and the per-pre-token BPE of encoding
+(``encoding_loop.MergeTable``) each have a compiled twin (``training_loop_compiled.pyx``,
+``encoding_loop_compiled.pyx``); the second also scans the gpt2 pattern (``gpt2_split``, equal to
+``regex``'s split) and encodes with it in one pass (``MergeTable.encode_gpt2``: scan, look up,
+merge). They are built by ``pip install`` where a C compiler and the Python
+headers exist (see setup.py). Both give the same results to the byte (tests/bpe/test_compiled.py);
+the compiled ones are faster. The pure ones run when the compiled ones were not built, or when
+the environment sets ``BPE_PURE_PYTHON=1``, read once when this module is imported.
+
+``CORE_PATH`` says which runs, for ``manage.py check``, the run page and ``bench/``:
+``"compiled (Cython)"``, ``"pure Python (BPE_PURE_PYTHON=1)"`` or ``"pure Python (no compiled
+modules)"``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import encoding_loop, training_loop
+
+PURE_SWITCH = "BPE_PURE_PYTHON"
+
+
+def _compiled_modules():
+    """The compiled twins, or None when the switch forbids them or they were not built."""
+    if os.environ.get(PURE_SWITCH) == "1":
+        return None
+    try:
+        from . import encoding_loop_compiled, training_loop_compiled
+    except ImportError:
+        return None
+    return training_loop_compiled, encoding_loop_compiled
+
+
+_modules = _compiled_modules()
+if _modules is not None:
+    CORE_PATH = "compiled (Cython)"
+    learn_merges = _modules[0].learn_merges
+    MergeTable = _modules[1].MergeTable
+    gpt2_split = _modules[1].gpt2_split  # the gpt2 pattern scanned in C (pretokenize)
+else:
+    CORE_PATH = (f"pure Python ({PURE_SWITCH}=1)" if os.environ.get(PURE_SWITCH) == "1"
+                 else "pure Python (no compiled modules)")
+    learn_merges = training_loop.learn_merges
+    MergeTable = encoding_loop.MergeTable
+    gpt2_split = None
+IS_COMPILED = _modules is not None
