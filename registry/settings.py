@@ -197,6 +197,9 @@ STORAGE_URL = os.environ.get("STORAGE_URL", "").strip()
 STORAGE_OPTIONS = s3_options(STORAGE_URL) if STORAGE_URL else {}
 # Uploads to the bucket go in parts of this size (one part in memory at a time, none on disk).
 STORAGE_PART_BYTES = env_int("STORAGE_PART_BYTES", 8 * 1024**2)
+if STORAGE_PART_BYTES < 5 * 1024**2:
+    raise ImproperlyConfigured(f"STORAGE_PART_BYTES is {STORAGE_PART_BYTES}: S3 takes parts of a "
+                               f"multipart upload of 5 MiB (5242880 bytes) or more")
 # Seconds to wait for the store to connect or answer, per try (two tries), before a 503.
 STORAGE_TIMEOUT_SECONDS = env_int("STORAGE_TIMEOUT_SECONDS", 10)
 # A worker keeps local copies of the corpora it trained on (by sha256) up to this many bytes;

@@ -84,8 +84,10 @@ def _remove_if_empty(folder: Path) -> None:
 def _sweep_store(store, cutoff: float) -> dict[str, list[str]]:
     """The same sweep over the objects of a bucket, and its unfinished multipart uploads."""
     removed: dict[str, list[str]] = {"count parts": [], "corpus files": [], "part files": [],
-                                     "unfinished uploads": store.abort_unfinished(cutoff)}
+                                     "unfinished uploads": store.abort_unfinished(cutoff),
+                                     "downloads without a record": []}
     entries = list(store.list(""))
+    recorded = _recorded_downloads(store, entries)
     attempts: dict[str, list] = {}
     for entry in entries:
         parts = entry.name.split("/")
@@ -114,4 +116,23 @@ def _sweep_store(store, cutoff: float) -> dict[str, list[str]]:
                 and name not in held:
             store.delete(name)
             removed["corpus files"].append(name)
+        elif "/download/" in name and name.startswith("exports/") \
+                and not name.endswith(".sha256") and name not in recorded:
+            store.delete(name)  # a render stopped before its record was written
+            removed["downloads without a record"].append(name)
     return removed
+
+
+def _recorded_downloads(store, entries) -> set[str]:
+    """The download objects (and their gzip twins) that a ``.sha256`` record names."""
+    from .downloads import Download
+
+    named = set()
+    for entry in entries:
+        if entry.name.startswith("exports/") and entry.name.endswith(".sha256"):
+            try:
+                artifact = Download.from_record(store.read_bytes(entry.name))
+            except (FileNotFoundError, ValueError, UnicodeDecodeError):
+                continue
+            named.update((artifact.name, artifact.gzip_name))
+    return named
