@@ -33,7 +33,10 @@ def stack(weed, start_worker, registry_environment, tmp_path, settings, django_u
     point_settings_at(settings, weed, bucket)
     settings.MEDIA_ROOT = str(tmp_path / "test-media")
     roots = {name: tmp_path / name for name in ("web", "worker-a", "worker-b")}
-    env = {**registry_environment, **database_env(), **weed.env(bucket), **FANOUT}
+    barrier = tmp_path / "barrier"  # each worker's first count task waits for the other's
+    barrier.mkdir()
+    env = {**registry_environment, **database_env(), **weed.env(bucket), **FANOUT,
+           "TEST_BARRIER_DIR": str(barrier), "TEST_BARRIER_WORKERS": "2"}
     workers = [start_worker(name, **{**env, "MEDIA_ROOT": str(roots[name])})
                for name in ("worker-a", "worker-b")]
     web = Web({**env, "MEDIA_ROOT": str(roots["web"])}, tmp_path / "web.log").start()

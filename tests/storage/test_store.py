@@ -106,3 +106,17 @@ def test_a_local_copy_that_does_not_check_out_is_refused(bucket, settings, tmp_p
             local_copy(get_store(), "corpora/x.txt", "0" * 64, 8):
         pass
     assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_create_bucket_makes_the_missing_bucket_once(weed, settings, tmp_path):
+    import uuid
+
+    name = f"made-{uuid.uuid4().hex[:12]}"
+    point_settings_at(settings, weed, name)
+    out = io.StringIO()
+    call_command("create_bucket", stdout=out)
+    call_command("create_bucket", stdout=out)
+    assert out.getvalue().splitlines() == [
+        f"the object store s3://{name}/registry (at {weed.endpoint}): created",
+        f"the object store s3://{name}/registry (at {weed.endpoint}): ready"]
+    get_store().check()

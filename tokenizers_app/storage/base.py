@@ -53,6 +53,10 @@ class Store:
     def check(self) -> None:
         """Raise ``StoreUnavailable`` saying why the store cannot be used."""
 
+    def create(self) -> bool:
+        """Make the store ready (create the bucket, or the folder); False if it was."""
+        raise NotImplementedError
+
     def writer(self, name: str) -> Writer:
         raise NotImplementedError
 

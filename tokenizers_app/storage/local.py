@@ -25,6 +25,11 @@ class LocalStore(Store):
     def describe(self) -> str:
         return f"MEDIA_ROOT {self.root}"
 
+    def create(self) -> bool:
+        existed = self.root.is_dir()
+        self.root.mkdir(parents=True, exist_ok=True)
+        return not existed
+
     def local_path(self, name: str) -> Path:
         return self.root / clean_name(name)
 

@@ -88,6 +88,19 @@ class S3Store(Store):
         with self.answering("look at its bucket"):
             self.client.head_bucket(Bucket=self.bucket)
 
+    def create(self) -> bool:
+        try:
+            self.check()
+            return False
+        except StoreUnavailable:
+            pass
+        region = self.client.meta.region_name
+        placed = {} if region in (None, "us-east-1") else {
+            "CreateBucketConfiguration": {"LocationConstraint": region}}
+        with self.answering(f"create the bucket {self.bucket!r}"):
+            self.client.create_bucket(Bucket=self.bucket, **placed)
+        return True
+
     def writer(self, name: str) -> Writer:
         return S3Writer(self, name)
 
