@@ -15,6 +15,7 @@ import logging
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
+import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from storages.backends.s3 import S3Storage
@@ -46,13 +47,17 @@ class S3Store(Store):
         config = Config(connect_timeout=timeout_seconds, read_timeout=timeout_seconds,
                         retries={"max_attempts": 2, "mode": "standard"},
                         s3={"addressing_style": "path"})  # a bucket as a path: any endpoint
+        # django-storages' backend, on the same settings, is what the records' FileFields use
         self.backend = S3Storage(bucket_name=self.bucket, location=self.prefix,
                                  client_config=config, **options)
         self.endpoint = options.get("endpoint_url") or "the default AWS endpoint"
-
-    @property
-    def client(self):
-        return self.backend.connection.meta.client  # the backend's, one per thread
+        # one client for every thread (boto3's clients are thread-safe): the backend makes a
+        # session and resource per thread, some 20 MB each in a threaded web server
+        self.client = boto3.session.Session(
+            aws_access_key_id=options.get("access_key"),
+            aws_secret_access_key=options.get("secret_key"),
+            region_name=options.get("region_name")).client(
+                "s3", endpoint_url=options.get("endpoint_url"), config=config)
 
     def describe(self) -> str:
         return f"the object store {self.url} (at {self.endpoint})"
@@ -186,10 +191,11 @@ class S3Writer(Writer):
         self.buffer += data
         size = self.store.part_bytes
         while len(self.buffer) >= size:
-            self._send(bytes(self.buffer[:size]))
-            del self.buffer[:size]
+            part, self.buffer = self.buffer, bytearray(self.buffer[size:])
+            del part[size:]
+            self._send(part)
 
-    def _send(self, chunk: bytes) -> None:
+    def _send(self, chunk: bytearray) -> None:
         store, client = self.store, self.store.client
         with store.answering(f"store {self.name}"):
             if self.upload_id is None:
@@ -206,10 +212,10 @@ class S3Writer(Writer):
             if self.upload_id is None:
                 with store.answering(f"store {self.name}"):
                     store.client.put_object(Bucket=store.bucket, Key=self.key,
-                                            Body=bytes(self.buffer))
+                                            Body=self.buffer)
             else:
                 if self.buffer:
-                    self._send(bytes(self.buffer))
+                    self._send(self.buffer)
                 with store.answering(f"store {self.name}"):
                     store.client.complete_multipart_upload(
                         Bucket=store.bucket, Key=self.key, UploadId=self.upload_id,
