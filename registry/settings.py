@@ -164,14 +164,52 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},  # or S3: below
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG
                     else "registry.static_files.StaticFilesStorage"},
 }
 
-# Corpus files, cached downloads and partial counts live here; workers must see the same folder.
+# Corpus files, cached downloads and partial counts live here, unless STORAGE_URL names a bucket
+# (then each process keeps only its cache here, and workers need not share the folder).
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "media/"
+
+
+# -- storage: MEDIA_ROOT, or an S3-compatible bucket (tokenizers_app.storage) -------------------
+# STORAGE_URL=s3://BUCKET/PREFIX puts corpora, count parts and rendered downloads in the bucket
+# (django-storages' S3 backend and boto3); endpoint and keys from the standard AWS_ENDPOINT_URL,
+# AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_DEFAULT_REGION.
+
+def s3_options(url: str) -> dict:
+    parts = urlsplit(url)
+    if parts.scheme != "s3" or not parts.netloc:
+        raise ImproperlyConfigured(f"STORAGE_URL must look like s3://BUCKET/PREFIX (a bucket "
+                                   f"name, then an optional prefix), got {url!r}")
+    return {key: value for key, value in {
+        "endpoint_url": os.environ.get("AWS_ENDPOINT_URL"),
+        "region_name": os.environ.get("AWS_DEFAULT_REGION"),
+        "access_key": os.environ.get("AWS_ACCESS_KEY_ID"),
+        "secret_key": os.environ.get("AWS_SECRET_ACCESS_KEY"),
+    }.items() if value}
+
+
+STORAGE_URL = os.environ.get("STORAGE_URL", "").strip()
+STORAGE_OPTIONS = s3_options(STORAGE_URL) if STORAGE_URL else {}
+# Uploads to the bucket go in parts of this size (one part in memory at a time, none on disk).
+STORAGE_PART_BYTES = env_int("STORAGE_PART_BYTES", 8 * 1024**2)
+if STORAGE_PART_BYTES < 5 * 1024**2:
+    raise ImproperlyConfigured(f"STORAGE_PART_BYTES is {STORAGE_PART_BYTES}: S3 takes parts of a "
+                               f"multipart upload of 5 MiB (5242880 bytes) or more")
+# Seconds to wait for the store to connect or answer, per try (two tries), before a 503.
+STORAGE_TIMEOUT_SECONDS = env_int("STORAGE_TIMEOUT_SECONDS", 10)
+# A worker keeps local copies of the corpora it trained on (by sha256) up to this many bytes;
+# 0: none kept (each copy is removed after use). STORAGE_CACHE_DIR: where (MEDIA_ROOT/cache).
+STORAGE_CACHE_BYTES = env_int("STORAGE_CACHE_BYTES", 4 * 1024**3)
+STORAGE_CACHE_DIR = os.environ.get("STORAGE_CACHE_DIR", "")
+if STORAGE_URL:  # the records' FileFields name objects in the same bucket
+    STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
+        "bucket_name": urlsplit(STORAGE_URL).netloc,
+        "location": urlsplit(STORAGE_URL).path.strip("/"), **STORAGE_OPTIONS}}
 
 
 # -- cache: throttling counts here, so it is shared by every web process -------------------------

@@ -140,7 +140,8 @@ class Worker:
         command = [sys.executable, "-m", "celery", "-A", "registry", "worker", "--pool=solo",
                    "--loglevel=INFO", "-Q", SESSION, "-n", f"{self.name}-{SESSION}@%h",
                    "--without-gossip", "--without-mingle", "--without-heartbeat",
-                   "--include", "tests.registry.worker_barrier"]
+                   "--include", ",".join(["tests.registry.worker_barrier",
+                                          *filter(None, [self.env.get("TEST_WORKER_INCLUDE")])])]
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **self.env},
                                         stdout=log, stderr=subprocess.STDOUT,

@@ -60,7 +60,7 @@ def test_the_compose_file_is_valid_and_runs_the_web_service_as_the_dockerfile_do
     result = compose_config({**clean, "SECRET_KEY": secrets.token_urlsafe(50)})
     assert result.returncode == 0, result.stderr
     config = yaml.safe_load(result.stdout)
-    assert set(config["services"]) == {"db", "redis", "web", "worker", "beat"}
+    assert set(config["services"]) == {"db", "redis", "s3", "web", "worker", "beat"}
     web = config["services"]["web"]
     command = " ".join(web["command"]) if isinstance(web["command"], list) else web["command"]
     assert " ".join(dockerfile_cmd()).replace("0.0.0.0:8000", "") in command.replace(
@@ -69,7 +69,11 @@ def test_the_compose_file_is_valid_and_runs_the_web_service_as_the_dockerfile_do
         environment = config["services"][name]["environment"]
         assert environment["DEBUG"] == "0" and environment["HTTPS"] == "0"
         assert environment["DATABASE_URL"].startswith("postgres://")
-        assert set(config["services"][name]["depends_on"]) == {"db", "redis"}
+        assert set(config["services"][name]["depends_on"]) == {"db", "redis", "s3"}
+        # the files are in the bucket: no volume shared between web and workers
+        assert environment["STORAGE_URL"].startswith("s3://")
+        assert environment["AWS_ENDPOINT_URL"] == "http://s3:8333"
+        assert not config["services"][name].get("volumes")
 
 
 def test_the_compose_file_refuses_to_start_without_a_secret_key_of_the_users():

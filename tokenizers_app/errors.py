@@ -65,6 +65,11 @@ class Unavailable(RegistryError):
     status = 503
 
 
+class StoreUnavailable(Unavailable):
+    """The object store (``STORAGE_URL``) does not answer, or its bucket is missing (503):
+    nothing was written; work goes on when it is back."""
+
+
 class NoRoom(RegistryError):
     """The server's disk is full (507): nothing was written."""
 

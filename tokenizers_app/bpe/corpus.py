@@ -8,6 +8,7 @@ span two documents. Files are decoded as strict UTF-8 while they are read.
 from __future__ import annotations
 
 import codecs
+import io
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -97,12 +98,17 @@ def read_blocks(path, block_bytes: int = BLOCK_BYTES) -> Iterator[str]:
 LINE_SLACK = 1 << 16  # characters a line may run past the limit before it is cut
 
 
-def read_lines(path, max_bytes: int) -> Iterator[str]:
-    """The lines of a UTF-8 file, each with its newline, up to about ``max_bytes`` bytes: the
-    line that crosses the limit is the last, cut if it runs more than ``LINE_SLACK`` characters
-    past it (so one huge line is never read whole)."""
+def read_lines(source, max_bytes: int) -> Iterator[str]:
+    """The lines of a UTF-8 file (a path, or a binary stream, which is closed at the end), each
+    with its newline, up to about ``max_bytes`` bytes: the line that crosses the limit is the
+    last, cut if it runs more than ``LINE_SLACK`` characters past it (so one huge line is never
+    read whole)."""
     remaining = max_bytes
-    with open(path, encoding="utf-8", newline="") as handle:
+    if isinstance(source, (str, os.PathLike)):
+        handle = open(source, encoding="utf-8", newline="")
+    else:
+        handle = io.TextIOWrapper(source, encoding="utf-8", newline="")
+    with handle:
         while remaining > 0:
             line = handle.readline(remaining + LINE_SLACK)
             if not line:

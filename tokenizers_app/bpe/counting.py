@@ -36,40 +36,58 @@ TICK_BLOCK = 1 << 16  # characters per block when a range is counted with ticks
 _FIRST_LINE_CUTS = regex.compile(LINE_CUT)
 
 
-def plan_ranges(path, pattern: str, special_tokens: list[str],
-                range_bytes: int = RANGE_BYTES) -> list[tuple[int, int]]:
-    """Byte ranges ``[(start, end), ...]`` covering the file, each boundary a safe cut.
+class FileRanges:
+    """Byte ranges of a local file: what ``plan_ranges`` and ``count_range`` read. Any object
+    with ``name``, ``size`` and ``read(start, end) -> bytes`` does as well (the registry's
+    ranged reads of an object in a bucket)."""
 
-    A file without a safe cut near a boundary gets fewer, longer ranges.
+    def __init__(self, path):
+        self.name, self.size = os.fspath(path), os.path.getsize(path)
+
+    def read(self, start: int, end: int) -> bytes:
+        with open(self.name, "rb") as handle:
+            handle.seek(start)
+            return handle.read(max(0, end - start))
+
+
+def _ranges_of(source):
+    """A path becomes ``FileRanges``; a range reader is taken as it is."""
+    return FileRanges(source) if isinstance(source, (str, os.PathLike)) else source
+
+
+def plan_ranges(source, pattern: str, special_tokens: list[str],
+                range_bytes: int = RANGE_BYTES) -> list[tuple[int, int]]:
+    """Byte ranges ``[(start, end), ...]`` covering the file (a path or a range reader), each
+    boundary a safe cut. A file without a safe cut near a boundary gets fewer, longer ranges.
     """
-    size = os.path.getsize(path)
+    source = _ranges_of(source)
+    size = source.size
     line_cuts = PreTokenizer(pattern).line_cuts
     cuts = [0]
     for offset in range(range_bytes, size, range_bytes):
         if offset > cuts[-1]:
-            cut = find_cut(path, offset, size, special_tokens, line_cuts)
+            cut = find_cut(source, offset, size, special_tokens, line_cuts)
             if cut < size and cut > cuts[-1]:
                 cuts.append(cut)
     cuts.append(size)
     return list(zip(cuts, cuts[1:]))
 
 
-def find_cut(path, offset: int, size: int, special_tokens: list[str], line_cuts: bool) -> int:
+def find_cut(source, offset: int, size: int, special_tokens: list[str], line_cuts: bool) -> int:
     """The first safe cut at or after byte ``offset`` (``size`` when there is none)."""
+    source = _ranges_of(source)
     longest = max((len(t) for t in special_tokens), default=0)
     back = 4 * longest + 4  # to see a special token that straddles ``offset``
     special = special_regex(special_tokens)
     start = max(0, offset - back)
-    with open(path, "rb") as handle:
-        while start < size:
-            handle.seek(start)
-            data = handle.read(WINDOW_BYTES + back)
-            skip = _char_start(data)
-            text = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode(data[skip:])
-            cut = _first_cut(text, special, longest, line_cuts, offset - start - skip)
-            if cut is not None:
-                return start + skip + cut
-            start += WINDOW_BYTES
+    while start < size:
+        data = source.read(start, start + WINDOW_BYTES + back)
+        skip = _char_start(data)
+        text = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode(data[skip:])
+        cut = _first_cut(text, special, longest, line_cuts, offset - start - skip)
+        if cut is not None:
+            return start + skip + cut
+        start += WINDOW_BYTES
     return size
 
 
@@ -142,13 +160,12 @@ def count_chunk(chunk: str, pretokenizer: PreTokenizer, special_tokens: list[str
 
 def count_range(path, start: int, end: int, pattern: str, special_tokens: list[str],
                 tick: Callable[[int, int], None] | None = None) -> Counter:
-    """Count the pre-tokens (as ``str``) of bytes ``[start, end)`` of a UTF-8 file (cut at
-    characters). With ``tick``, the text is counted chunk by chunk (cut where pre-tokens cannot
+    """Count the pre-tokens (as ``str``) of bytes ``[start, end)`` of a UTF-8 file (a path or
+    a range reader, see ``FileRanges``; cut at characters). With ``tick``, the text is counted chunk by chunk (cut where pre-tokens cannot
     change) and ``tick(characters done, characters in all)`` is called after each."""
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        data = handle.read(end - start)
-    text = StrictUtf8(f"corpus file {os.fspath(path)!r}", start).decode(data, final=True)
+    source = _ranges_of(path)
+    data = source.read(start, end)
+    text = StrictUtf8(f"corpus file {source.name!r}", start).decode(data, final=True)
     pretokenizer = PreTokenizer(pattern)
     if tick is None:
         return count_chunk(text, pretokenizer, special_tokens)

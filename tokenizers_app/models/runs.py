@@ -193,7 +193,7 @@ class CountPart(models.Model):
     end = models.BigIntegerField()
     done = models.BooleanField(default=False)
     worker = models.CharField(max_length=200, blank=True)
-    counts_file = models.CharField(max_length=255, blank=True)  # under MEDIA_ROOT
+    counts_file = models.CharField(max_length=255, blank=True)  # a name in the store
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "attempt", "index"],
@@ -204,7 +204,7 @@ class CountPart(models.Model):
         return self.end - self.start
 
     def mark_done(self, worker: str, counts_file: str) -> bool:
-        """Record this part as counted (its counts in ``counts_file``, under ``MEDIA_ROOT``);
+        """Record this part as counted (its counts in ``counts_file``, a name in the store);
         False when a duplicate delivery did so first."""
         return bool(CountPart.objects.filter(pk=self.pk, done=False).update(
             done=True, worker=worker[:200], counts_file=counts_file))

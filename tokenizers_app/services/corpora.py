@@ -1,15 +1,14 @@
-"""Storing a corpus: streamed to a temporary file, hashed and checked as strict UTF-8 on the way,
+"""Storing a corpus: streamed to the store (``tokenizers_app.storage``: ``MEDIA_ROOT``, or a
+bucket in multipart upload, one part in memory), hashed and checked as strict UTF-8 on the way,
 then moved into place under a content name and registered. The same bytes give back the existing
-corpus; bad input leaves neither a file nor a row."""
+corpus; bad input leaves neither a file nor a row, and so does a store that does not answer."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import tempfile
+import uuid
 from dataclasses import dataclass
-from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -18,6 +17,7 @@ from ..bpe.corpus import StrictUtf8
 from ..bpe.corpus_stats import CorpusStats
 from ..errors import Conflict, Invalid, TooLarge, room_checked
 from ..models import Corpus, check_name
+from ..storage import get_store
 from .evaluations import evaluate_everything_on
 from .permissions import OPERATOR, check_may_switch_evaluation, recorded
 
@@ -29,9 +29,10 @@ NOT_STORED = "the corpus was not stored and nothing of it was kept"
 
 @dataclass
 class StagedCorpus:
-    """A validated upload in a temporary file, with what was learned while streaming it."""
+    """A validated upload in a temporary object of the store (``corpora/incoming/*.part``),
+    with what was learned while streaming it."""
 
-    path: Path
+    name: str
     sha256: str
     size_bytes: int
     line_count: int
@@ -56,18 +57,18 @@ def import_corpus(*, stream, name: str, original_filename: str = "", uploaded_by
 def import_staged_corpus(*, staged: StagedCorpus, name: str, original_filename: str = "",
                          uploaded_by=OPERATOR, is_evaluation: bool = False) -> Corpus:
     """Register a corpus whose bytes were already staged (by ``stage_corpus``, or by an upload
-    handler feeding a ``CorpusStager`` as the request body arrives); the staged file is moved
+    handler feeding a ``CorpusStager`` as the request body arrives); the staged object is moved
     into place or removed."""
     try:
         check_name("corpus", name, field="name")
         return _register_corpus(staged, name=name, original_filename=original_filename,
                                 uploaded_by=uploaded_by, is_evaluation=is_evaluation)
     finally:
-        staged.path.unlink(missing_ok=True)
+        _forget(staged.name)
 
 
 def stage_corpus(stream) -> StagedCorpus:
-    """Copy a binary stream to a temporary file under ``MEDIA_ROOT``, validating as it goes."""
+    """Copy a binary stream to a temporary object of the store, validating as it goes."""
     stager = CorpusStager()
     try:
         while data := stream.read(READ_BYTES):
@@ -81,15 +82,14 @@ def stage_corpus(stream) -> StagedCorpus:
 
 
 class CorpusStager:
-    """Takes a corpus's bytes block by block into a temporary file under ``MEDIA_ROOT``: checked
-    as strict UTF-8, hashed and counted on the way, refused past ``CORPUS_MAX_BYTES``. The
-    caller discards it on any error."""
+    """Takes a corpus's bytes block by block into a temporary object of the store (a file under
+    ``MEDIA_ROOT``, or a multipart upload to the bucket): checked as strict UTF-8, hashed and
+    counted on the way, refused past ``CORPUS_MAX_BYTES``. Nothing exists under its name until
+    ``finish``; the caller discards it on any error (an aborted upload leaves no object)."""
 
     def __init__(self):
-        incoming = Path(settings.MEDIA_ROOT) / "corpora" / "incoming"
-        incoming.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(dir=incoming, suffix=".part")
-        self.path, self.out = Path(name), os.fdopen(handle, "wb")
+        self.name = f"corpora/incoming/{uuid.uuid4().hex}.part"
+        self.out = get_store().writer(self.name)
         self.decoder = StrictUtf8("the corpus",
                                   hint="; convert the file to UTF-8 and import it again")
         self.digest, self.stats, self.size = hashlib.sha256(), CorpusStats(), 0
@@ -124,18 +124,22 @@ class CorpusStager:
 
     def finish(self) -> StagedCorpus:
         self.decoder.decode(b"", final=True)
-        with room_checked(NOT_STORED):
-            self.out.close()
         if self.size == 0:
             raise Invalid("the corpus is empty: the file holds no bytes", field="file")
         if not self.has_text:
             raise Invalid("the corpus holds only whitespace: there is no text to train on",
                           field="file")
-        return StagedCorpus(self.path, self.digest.hexdigest(), self.size, **self.stats.summary())
+        with room_checked(NOT_STORED):
+            self.out.commit()
+        self.finished = True
+        return StagedCorpus(self.name, self.digest.hexdigest(), self.size, **self.stats.summary())
+
+    finished = False
 
     def discard(self) -> None:
-        self.out.close()
-        self.path.unlink(missing_ok=True)
+        self.out.abort()
+        if self.finished:  # committed, and not moved into place by a registration
+            _forget(self.name)
 
 
 def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_by,
@@ -146,8 +150,9 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
             raise Conflict(f"a corpus named {name!r} already exists with other content: "
                            f"choose another name", field="name")
         stored = f"corpora/{staged.sha256}.txt"  # server-generated, content-addressed
-        target = Path(settings.MEDIA_ROOT) / stored
-        os.replace(staged.path, target)
+        store = get_store()
+        with room_checked(NOT_STORED):
+            store.move(staged.name, stored)
         try:
             with transaction.atomic():
                 existing = Corpus.objects.create(
@@ -158,11 +163,11 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
         except IntegrityError:  # a concurrent import of the same bytes, or of the same name
             existing = Corpus.objects.filter(sha256=staged.sha256).first()
             if existing is None:
-                target.unlink(missing_ok=True)  # no row holds these bytes: no file either
+                store.delete(stored)  # no row holds these bytes: no file either
                 raise Conflict(f"a corpus named {name!r} already exists: choose another name",
                                field="name")
         except BaseException:
-            _remove_unless_registered(target, staged.sha256)
+            _remove_unless_registered(stored, staged.sha256)
             raise
     if is_evaluation and not existing.is_evaluation:
         set_evaluation(corpus=existing, is_evaluation=True, user=uploaded_by)
@@ -181,7 +186,16 @@ def set_evaluation(*, corpus: Corpus, is_evaluation: bool, user=OPERATOR) -> Cor
     return corpus
 
 
-def _remove_unless_registered(target: Path, sha256: str) -> None:
+def _forget(name: str) -> None:
+    """Remove a staged object that was not stored; a store that does not answer leaves it to
+    the sweep (``.part`` objects go once old enough)."""
+    try:
+        get_store().delete(name)
+    except Exception as exc:
+        log.warning("staged corpus %s kept for the sweep: %s", name, exc)
+
+
+def _remove_unless_registered(target: str, sha256: str) -> None:
     """Remove a corpus file that no row holds. When the database cannot say (it went away), the
     file stays for the periodic sweep, which removes corpus files without a row."""
     try:
@@ -190,7 +204,7 @@ def _remove_unless_registered(target: Path, sha256: str) -> None:
         log.warning("corpus file %s kept for the sweep: the database does not answer", target)
         return
     if not registered:
-        target.unlink(missing_ok=True)
+        get_store().delete(target)
 
 
 def _plain_file_name(name: str) -> str:

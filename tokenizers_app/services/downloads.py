@@ -1,5 +1,6 @@
-"""Downloads: a version's files in one format, rendered once per digest under
-``MEDIA_ROOT/exports``, and the single file (a zip for multi-file formats) that is served."""
+"""Downloads: a version's files in one format, rendered once per digest under ``exports/`` in
+the store (``MEDIA_ROOT``, or the bucket), and the single file (a zip for multi-file formats)
+that is served; ``damaged_downloads`` checks them for ``manage.py verify``."""
 
 from __future__ import annotations
 
@@ -12,20 +13,24 @@ from pathlib import Path
 
 from django.conf import settings
 
-from ..bpe.atomic_files import write_file, write_files
+from ..bpe.atomic_files import write_files
 from ..bpe.formats import check_format, dumps_tokenizer
 from ..bpe.formats.archive import download_file
 from ..caches import BoundedCache
 from ..errors import room_checked
 from ..models import TokenizerVersion
+from ..storage import get_store
 
 NOTHING_WRITTEN = "nothing was written"  # a full disk (NoRoom, 507): no file, whole or part
 
 
 def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[str, bytes]:
-    """The files of a version in ``format``, cached under ``MEDIA_ROOT/exports`` by digest."""
+    """The files of a version in ``format``, cached under ``MEDIA_ROOT/exports`` by digest
+    (with a bucket as the store: rendered anew; the download is what is kept there)."""
     check_format(format)
     name = version.tokenizer.name
+    if get_store().kind != "local":
+        return dumps_tokenizer(version.load_tokenizer(), format, name)
     folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / format / name
     if folder.is_dir():
         return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
@@ -48,40 +53,109 @@ def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[st
 
 @dataclass(frozen=True)
 class Download:
-    """A version's files in one format as one file on disk (served with sendfile), and the same
-    bytes gzipped beside it (``gzip_path``) for clients that accept that encoding."""
+    """A version's files in one format as one stored object (``name``), and the same bytes
+    gzipped beside it (``gzip_name``) for clients that accept that encoding. ``path``: the
+    local file, when the store is ``MEDIA_ROOT`` (served with sendfile)."""
 
     file_name: str
-    path: Path
+    name: str
     sha256: str
+    size: int
+
+    def record(self) -> bytes:
+        """What ``<tokenizer>.sha256`` holds: ``sha256 size file_name name``."""
+        return f"{self.sha256} {self.size} {self.file_name} {self.name}\n".encode()
+
+    @classmethod
+    def from_record(cls, record: bytes) -> Download:
+        sha256, size, file_name, name = record.decode().strip().split(" ", 3)
+        return cls(file_name, name, sha256, int(size))
 
     @property
-    def gzip_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".gz")
+    def gzip_name(self) -> str:
+        return f"{self.name}.gz"
+
+    @property
+    def path(self) -> Path | None:
+        return get_store().local_path(self.name)
+
+    @property
+    def gzip_path(self) -> Path | None:
+        return get_store().local_path(self.gzip_name)
 
 
 KEPT_DOWNLOADS = 256  # per process, the least recently served forgotten first
-# (digest, format, tokenizer name) -> the rendered download, in this process
+# (store, digest, format, tokenizer name) -> the rendered download, in this process
 _DOWNLOADS: BoundedCache[Download] = BoundedCache(KEPT_DOWNLOADS)
 
 
 def render_download(*, version: TokenizerVersion, format: str) -> Download:
     """The version in ``format`` as one file (a zip for multi-file formats), byte-identical for
-    identical versions: rendered once per digest and format into ``MEDIA_ROOT/exports``; this
-    process then remembers its path and sha256, so serving it again reads no rows."""
-    key = (version.digest, format, version.tokenizer.name)
+    identical versions: rendered once per digest and format into the store (``exports/``),
+    the file and its gzip first, then ``<file>.sha256`` holding its sha256 and size, written
+    last: a download is complete when that exists. This process then remembers it, so serving
+    it again reads no rows."""
+    check_format(format)
+    store = get_store()
+    key = (store.describe(), version.digest, format, version.tokenizer.name)
     kept = _DOWNLOADS.get(key)
-    if kept is not None and kept.path.is_file():
-        return kept
-    files = render_tokenizer_files(version=version, format=format)
-    file_name, data = download_file(files, version.tokenizer.name, format)
-    folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / format / "download"
-    path = folder / f"{version.tokenizer.name}-{file_name}"
-    artifact = Download(file_name, path, hashlib.sha256(data).hexdigest())
-    if not (path.is_file() and artifact.gzip_path.is_file()):
+    if kept is not None and (store.kind != "local" or store.exists(kept.name)):
+        return kept  # (in a bucket, objects named by digest do not change)
+    folder = f"exports/{version.digest}/{format}/download/"
+    record = f"{folder}{version.tokenizer.name}.sha256"
+    artifact = _stored_download(store, record)
+    if artifact is None:
+        files = render_tokenizer_files(version=version, format=format)
+        file_name, data = download_file(files, version.tokenizer.name, format)
+        artifact = Download(file_name, f"{folder}{version.tokenizer.name}-{file_name}",
+                            hashlib.sha256(data).hexdigest(), len(data))
         with room_checked(NOTHING_WRITTEN):
-            folder.mkdir(parents=True, exist_ok=True)
             # mtime=0: the same gzip bytes each time
-            write_file(artifact.gzip_path, gzip.compress(data, 9, mtime=0))
-            write_file(path, data)
+            store.write_bytes(artifact.gzip_name, gzip.compress(data, 9, mtime=0))
+            store.write_bytes(artifact.name, data)
+            store.write_bytes(record, artifact.record())
     return _DOWNLOADS.put(key, artifact)
+
+
+def _stored_download(store, record: str) -> Download | None:
+    """The download rendered before (its ``.sha256`` record is written last), or None."""
+    try:
+        artifact = Download.from_record(store.read_bytes(record))
+    except (FileNotFoundError, ValueError, UnicodeDecodeError):
+        return None
+    if store.kind == "local" and not (store.exists(artifact.name)
+                                      and store.exists(artifact.gzip_name)):
+        return None  # a file removed by hand: render again
+    return artifact
+
+
+def damaged_downloads():
+    """``(object name, problem)`` for each stored download whose bytes are not the size and
+    sha256 its ``.sha256`` record holds (``manage.py verify``)."""
+    store = get_store()
+    for entry in list(store.list("exports/")):
+        if not entry.name.endswith(".sha256"):
+            continue
+        try:
+            artifact = Download.from_record(store.read_bytes(entry.name))
+            size, sha256 = object_digest(store, artifact.name)
+        except FileNotFoundError:
+            yield entry.name, f"download {entry.name}: its file is missing"
+            continue
+        except (ValueError, UnicodeDecodeError):
+            yield entry.name, f"download {entry.name}: the record cannot be read"
+            continue
+        if (size, sha256) != (artifact.size, artifact.sha256):
+            yield artifact.name, (f"download {artifact.name}: its file ({size} bytes, sha256 "
+                                  f"{sha256[:12]}…) is not what was stored ({artifact.size} "
+                                  f"bytes, sha256 {artifact.sha256[:12]}…)")
+
+
+def object_digest(store, name: str) -> tuple[int, str]:
+    """``(size, sha256)`` of a stored object, streamed."""
+    digest, size = hashlib.sha256(), 0
+    with store.open(name) as stream:
+        while block := stream.read(1 << 20):
+            digest.update(block)
+            size += len(block)
+    return size, digest.hexdigest()

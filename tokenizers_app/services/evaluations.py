@@ -14,8 +14,9 @@ from .. import tasks
 from ..bpe.corpus import read_lines
 from ..bpe.evaluation import evaluate
 from ..bpe.inspection import frequent_word_tokens
-from ..errors import Invalid
+from ..errors import Invalid, StoreUnavailable
 from ..models import Corpus, Evaluation, TokenizerVersion
+from ..storage import get_store
 from .queue import send_on_commit
 
 log = logging.getLogger(__name__)
@@ -92,11 +93,16 @@ def evaluate_version(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation
 
 def _compute(evaluation: Evaluation) -> Evaluation:
     """The metrics, and the tokens of the corpus's most frequent words (for the compare page)."""
-    path, most = evaluation.corpus.path, settings.EVALUATION_MAX_BYTES
+    store, name = get_store(), evaluation.corpus.file.name
+    most = settings.EVALUATION_MAX_BYTES
     try:
         tokenizer = evaluation.version.load_tokenizer()
-        metrics = evaluate(tokenizer, read_lines(path, most))
-        words = frequent_word_tokens(tokenizer, read_lines(path, most), top=WORDS_KEPT)
+        metrics = evaluate(tokenizer, read_lines(store.open(name), most))
+        words = frequent_word_tokens(tokenizer, read_lines(store.open(name), most),
+                                     top=WORDS_KEPT)
+    except StoreUnavailable as exc:  # in words already; evaluate again once the store answers
+        log.warning("evaluation %s failed: %s", evaluation.pk, exc)
+        evaluation.record(error=str(exc))
     except OSError as exc:  # the corpus file is gone or unreadable: say so, no traceback
         log.warning("evaluation %s failed: %s", evaluation.pk, exc)
         evaluation.record(error=f"the corpus file of {evaluation.corpus.name!r} cannot be read "

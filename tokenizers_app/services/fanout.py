@@ -8,9 +8,8 @@ on the run row) enqueues the merge task.
 from __future__ import annotations
 
 import json
-import shutil
+import logging
 from collections import Counter
-from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
@@ -18,21 +17,22 @@ from django.db.models import F
 from django.utils import timezone
 
 from .. import tasks
-from ..bpe.atomic_files import write_file
 from ..bpe.counting import add_counts, count_range, plan_ranges
 from ..bpe.training import Ticker, train_from_counts
-from ..models import CountPart, TrainingRun
+from ..models import Corpus, CountPart, TrainingRun
+from ..storage import ObjectRanges, get_store
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
 from .queue import send_on_commit
 
+log = logging.getLogger(__name__)
 Status, Stage = TrainingRun.Status, TrainingRun.Stage
 
 
 def fan_out_counting(*, run: TrainingRun) -> None:
     """Split the run's corpora into byte ranges at safe cuts and enqueue one count task each."""
     ranges = [(corpus, start, end) for corpus in run.corpora.order_by("name")
-              for start, end in plan_ranges(corpus.path, run.pattern, run.special_tokens,
-                                            settings.FANOUT_PART_BYTES)]
+              for start, end in plan_ranges(corpus_ranges(corpus), run.pattern,
+                                            run.special_tokens, settings.FANOUT_PART_BYTES)]
     with transaction.atomic():
         if run.owned(run.attempt).select_for_update().first() is None:
             raise LostRun(f"run {run.pk} attempt {run.attempt} was taken over")
@@ -56,25 +56,30 @@ def count_corpus_part(*, part_id: int, worker: str = "") -> None:
     reporter = RunReporter(run, track_progress=False)
     with recording_outcome(run):
         ticker = Ticker(reporter.progress, reporter.should_stop)
-        counts = count_range(part.corpus.path, part.start, part.end, run.pattern,
+        # only this part's bytes are read (one ranged read from a bucket)
+        counts = count_range(corpus_ranges(part.corpus), part.start, part.end, run.pattern,
                              run.special_tokens, lambda done, total: ticker(Stage.COUNT, done,
                                                                             total))
-        path = _part_counts_path(part)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_file(path, json.dumps(counts, ensure_ascii=False).encode())
-        _complete_part(part, worker, path)
+        name = _part_counts_name(part)
+        # written whole or not at all (a full disk fails the attempt in words)
+        get_store().write_bytes(name, json.dumps(counts, ensure_ascii=False).encode())
+        _complete_part(part, worker, name)
 
 
-def _part_counts_path(part: CountPart) -> Path:
-    return (Path(settings.MEDIA_ROOT) / "runs" / str(part.run_id) / f"attempt-{part.attempt}"
-            / f"part-{part.index}.json")
+def corpus_ranges(corpus: Corpus) -> ObjectRanges:
+    """The corpus's bytes as the core's counting reads them: by byte range, from the store."""
+    return ObjectRanges(get_store(), corpus.file.name, corpus.size_bytes)
 
 
-def _complete_part(part: CountPart, worker: str, path: Path) -> None:
+def _part_counts_name(part: CountPart) -> str:
+    return f"runs/{part.run_id}/attempt-{part.attempt}/part-{part.index}.json"
+
+
+def _complete_part(part: CountPart, worker: str, name: str) -> None:
     with transaction.atomic():
         if part.run.owned(part.attempt).select_for_update().first() is None:
             return  # the run was cancelled, failed, or re-queued meanwhile
-        if not part.mark_done(worker, str(path.relative_to(settings.MEDIA_ROOT))):
+        if not part.mark_done(worker, name):
             return  # a duplicate delivery finished this part first
         TrainingRun.objects.filter(pk=part.run_id).update(
             progress_done=F("progress_done") + part.size, heartbeat_at=timezone.now())
@@ -107,16 +112,18 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
 def merged_part_counts(*, run: TrainingRun, attempt: int) -> dict[bytes, int]:
     """The summed counts of every part of one attempt, as UTF-8 bytes -> count."""
     total: Counter[str] = Counter()
+    store = get_store()
     for counts_file in CountPart.objects.filter(run=run, attempt=attempt).order_by("index") \
             .values_list("counts_file", flat=True):
-        add_counts(total, json.loads((Path(settings.MEDIA_ROOT) / counts_file).read_bytes()))
+        add_counts(total, json.loads(store.read_bytes(counts_file)))
     return {word.encode(): count for word, count in total.items()}
 
 
 def _remove_part_files(run_id: int, attempt: int) -> None:
-    folder = Path(settings.MEDIA_ROOT) / "runs" / str(run_id)
-    shutil.rmtree(folder / f"attempt-{attempt}", ignore_errors=True)
+    """This attempt's count files (and the run's folder, when no other attempt's are left);
+    a store that does not answer leaves them to the sweep."""
     try:
-        folder.rmdir()  # when no other attempt's files are left
-    except OSError:
-        pass
+        get_store().delete_prefix(f"runs/{run_id}/attempt-{attempt}/")
+    except Exception as exc:
+        log.warning("count files of run %s attempt %s kept for the sweep: %s", run_id, attempt,
+                    exc)

@@ -1,6 +1,7 @@
 """Checking what the registry holds against what it recorded: every ready version's rows against
 its content digest (and, for the standard id layout, its vocab rows against the vocab its merges
-make), and every corpus file against its size and sha256. ``manage.py verify`` reports each
+make), and every corpus file (in the store: ``MEDIA_ROOT`` or the bucket) against its size and
+sha256; ``services.downloads.damaged_downloads`` does the same for rendered downloads. ``manage.py verify`` reports each
 mismatch; loading a version checks its digest too (``TokenizerVersion.load_tokenizer``)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import hashlib
 
 from ..errors import Damaged
 from ..models import Corpus, TokenizerVersion, VocabEntry
+from ..storage import get_store
 
 BLOCK = 1 << 20
 
@@ -35,7 +37,7 @@ def damaged_corpora():
     for corpus in Corpus.objects.order_by("pk"):
         try:
             digest, size = hashlib.sha256(), 0
-            with open(corpus.path, "rb") as stream:
+            with get_store().open(corpus.file.name) as stream:
                 while block := stream.read(BLOCK):
                     digest.update(block)
                     size += len(block)

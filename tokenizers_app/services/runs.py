@@ -4,6 +4,7 @@ and the reaper that deals with runs whose worker went silent."""
 from __future__ import annotations
 
 import logging
+from contextlib import ExitStack
 from datetime import timedelta
 
 from django.conf import settings
@@ -17,6 +18,7 @@ from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
 from ..errors import Damaged, Invalid
 from ..models import Algorithm, Corpus, TrainingRun, check_name
+from ..storage import get_store, local_copy
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .fanout import fan_out_counting
 from .permissions import OPERATOR, check_may_cancel, recorded
@@ -86,8 +88,8 @@ def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
     check_pattern(pattern)
     for corpus in corpora:
         try:
-            with open(corpus.path, "rb") as stream:
-                sample = stream.read(PATTERN_SAMPLE_BYTES).decode("utf-8", "ignore")
+            sample = get_store().read_range(corpus.file.name, 0, PATTERN_SAMPLE_BYTES).decode(
+                "utf-8", "ignore")
         except OSError as exc:
             raise Damaged(f"the file of corpus {corpus.name!r} cannot be read "
                           f"({exc.strerror}); run manage.py verify") from None
@@ -114,11 +116,14 @@ def execute_training_run(*, run_id: int) -> None:
     with recording_outcome(run):
         if total > settings.FANOUT_MIN_BYTES:
             return fan_out_counting(run=run)
-        paths = [corpus.path for corpus in run.corpora.order_by("name")]
-        result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
-                           run.min_frequency, progress=reporter.progress,
-                           should_stop=reporter.should_stop,
-                           max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
+        with ExitStack() as copies:  # the corpus files themselves, or copies from a bucket
+            paths = [copies.enter_context(local_copy(get_store(), corpus.file.name,
+                                                     corpus.sha256, corpus.size_bytes))
+                     for corpus in run.corpora.order_by("name")]
+            result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
+                               run.min_frequency, progress=reporter.progress,
+                               should_stop=reporter.should_stop,
+                               max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
         save_training_result(run=run, reporter=reporter, result=result)
 
 

@@ -1,10 +1,12 @@
-"""The periodic sweep of what dead work left in ``MEDIA_ROOT``: the count files of fan-out
+"""The periodic sweep of what dead work left in the store (``MEDIA_ROOT``, or the bucket): the count files of fan-out
 attempts that will never be merged (their run finished, moved to a newer attempt, or is gone),
 corpus files that no row holds (the database failed between the move and the INSERT), and the
 ``.part`` files of uploads, imports and writes whose process was killed, and the ``.part``
 staging folders of downloads whose render was (under ``exports/``). Beat runs it
 every ``SWEEP_EVERY_SECONDS``; a file is left alone until it is ``SWEEP_MIN_AGE_SECONDS`` old,
-so work in progress is never touched."""
+so work in progress is never touched. In a bucket the same objects go (by the names they
+would have as files), and so do multipart uploads begun that long ago and never completed or
+aborted (a killed upload): until then they are no object, and after it they are nothing."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 from django.conf import settings
 
 from ..models import Corpus, TrainingRun
+from ..storage import get_store
 
 
 def sweep_leftovers(*, min_age_seconds: int | None = None) -> dict[str, list[str]]:
@@ -22,8 +25,10 @@ def sweep_leftovers(*, min_age_seconds: int | None = None) -> dict[str, list[str
     went, as paths relative to ``MEDIA_ROOT``."""
     if min_age_seconds is None:
         min_age_seconds = settings.SWEEP_MIN_AGE_SECONDS
-    media = Path(settings.MEDIA_ROOT)
     cutoff = time.time() - min_age_seconds
+    if get_store().kind != "local":
+        return _sweep_store(get_store(), cutoff)
+    media = Path(settings.MEDIA_ROOT)
     removed: dict[str, list[str]] = {"count parts": [], "corpus files": [], "part files": []}
     for folder in _dead_attempt_folders(media / "runs"):
         if folder.stat().st_mtime < cutoff:
@@ -74,3 +79,60 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
     except OSError:
         pass
+
+
+def _sweep_store(store, cutoff: float) -> dict[str, list[str]]:
+    """The same sweep over the objects of a bucket, and its unfinished multipart uploads."""
+    removed: dict[str, list[str]] = {"count parts": [], "corpus files": [], "part files": [],
+                                     "unfinished uploads": store.abort_unfinished(cutoff),
+                                     "downloads without a record": []}
+    entries = list(store.list(""))
+    recorded = _recorded_downloads(store, entries)
+    attempts: dict[str, list] = {}
+    for entry in entries:
+        parts = entry.name.split("/")
+        if len(parts) >= 4 and parts[0] == "runs" and parts[2].startswith("attempt-"):
+            attempts.setdefault("/".join(parts[:3]), []).append(entry)
+    live = dict(TrainingRun.objects.filter(pk__in={int(f.split("/")[1]) for f in attempts
+                                                   if f.split("/")[1].isdigit()})
+                .exclude(status__in=TrainingRun.FINISHED).values_list("pk", "attempt"))
+    for folder, objects in sorted(attempts.items()):
+        _, run, attempt = folder.split("/")
+        number = attempt.removeprefix("attempt-")
+        alive = run.isdigit() and live.get(int(run)) == (int(number) if number.isdigit() else 0)
+        if not alive and max(o.modified for o in objects) < cutoff:
+            for entry in objects:
+                store.delete(entry.name)
+            removed["count parts"].append(folder)
+    held = set(Corpus.objects.values_list("file", flat=True))
+    for entry in entries:
+        name = entry.name
+        if entry.modified >= cutoff:
+            continue
+        if name.endswith(".part"):
+            store.delete(name)
+            removed["part files"].append(name)
+        elif name.startswith("corpora/") and name.count("/") == 1 and name.endswith(".txt") \
+                and name not in held:
+            store.delete(name)
+            removed["corpus files"].append(name)
+        elif "/download/" in name and name.startswith("exports/") \
+                and not name.endswith(".sha256") and name not in recorded:
+            store.delete(name)  # a render stopped before its record was written
+            removed["downloads without a record"].append(name)
+    return removed
+
+
+def _recorded_downloads(store, entries) -> set[str]:
+    """The download objects (and their gzip twins) that a ``.sha256`` record names."""
+    from .downloads import Download
+
+    named = set()
+    for entry in entries:
+        if entry.name.startswith("exports/") and entry.name.endswith(".sha256"):
+            try:
+                artifact = Download.from_record(store.read_bytes(entry.name))
+            except (FileNotFoundError, ValueError, UnicodeDecodeError):
+                continue
+            named.update((artifact.name, artifact.gzip_name))
+    return named

@@ -14,6 +14,7 @@ from ..forms import CorpusUploadForm, add_service_error
 from ..models import Corpus
 from ..services.corpora import import_staged_corpus, set_evaluation
 from ..services.permissions import may_switch_evaluation
+from ..storage import get_store
 from ..uploads import receives_upload, staged_upload
 from .access import readable
 
@@ -29,8 +30,8 @@ def corpus_list(request):
 @readable
 def corpus_detail(request, name):
     corpus = get_object_or_404(Corpus, name=name)
-    with open(corpus.path, "rb") as handle:
-        sample = handle.read(SAMPLE_BYTES).decode("utf-8", errors="ignore")
+    sample = get_store().read_range(corpus.file.name, 0, SAMPLE_BYTES).decode(
+        "utf-8", errors="ignore")
     return render(request, "tokenizers_app/corpus.html", {
         "corpus": corpus, "sample": sample,
         "may_switch_evaluation": may_switch_evaluation(request.user, corpus),
@@ -56,8 +57,11 @@ def corpus_evaluation(request, name):
 @login_required
 def corpus_file(request, name):
     corpus = get_object_or_404(Corpus, name=name)
-    return FileResponse(open(corpus.path, "rb"), as_attachment=True,
-                        filename=f"{corpus.name}.txt", content_type="text/plain; charset=utf-8")
+    response = FileResponse(get_store().open(corpus.file.name), as_attachment=True,
+                            filename=f"{corpus.name}.txt",
+                            content_type="text/plain; charset=utf-8")
+    response["Content-Length"] = corpus.size_bytes
+    return response
 
 
 @login_required
