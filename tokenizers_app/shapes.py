@@ -59,8 +59,12 @@ class SourceRunOut(Schema):
     """The run that trained a version: its corpora, parameters and timings."""
 
     id: int
+    algorithm: str  # byte_bpe, char_bpe
+    lowercase: bool | None = None  # these three: char_bpe only
+    split: str | None = None
+    min_word_frequency: int | None = None
     vocab_size: int
-    pattern: str
+    pattern: str  # byte_bpe's ("" for char_bpe)
     special_tokens: list[str]
     min_frequency: int
     sweep: list[int]
@@ -82,8 +86,9 @@ class VersionOut(Schema):
     tokenizer: str
     number: int
     ref: str  # NAME@NUMBER
-    algorithm: str
-    pattern: str
+    algorithm: str  # byte_bpe, char_bpe
+    pattern: str  # char_bpe: the split (whitespace, word_punct)
+    options: dict  # char_bpe: lowercase, unk_token, end_of_word_suffix
     special_tokens: list[str]
     vocab_size: int
     merges: int
@@ -98,7 +103,7 @@ class VersionOut(Schema):
     def of(cls, version: TokenizerVersion, **more) -> VersionOut:
         return cls(tokenizer=version.tokenizer.name, number=version.number, ref=version.label,
                    algorithm=version.algorithm, pattern=version.pattern,
-                   special_tokens=version.special_tokens, vocab_size=version.vocab_size,
+                   options=version.options, special_tokens=version.special_tokens, vocab_size=version.vocab_size,
                    merges=version.merge_count, digest=version.digest,
                    lifecycle=version.lifecycle, notes=version.notes,
                    aliases=[alias.name for alias in version.aliases.all()],
@@ -163,9 +168,12 @@ class RunOut(Schema):
     merges_per_second: float | None
     stage_seconds: dict[str, float]
     error: str
-    algorithm: str  # byte_bpe
+    algorithm: str  # byte_bpe, char_bpe
+    lowercase: bool | None  # these three: char_bpe only (null for byte_bpe)
+    split: str | None
+    min_word_frequency: int | None
     vocab_size: int
-    pattern: str
+    pattern: str  # byte_bpe's ("" for char_bpe)
     special_tokens: list[str]
     min_frequency: int
     sweep: list[int]
@@ -179,7 +187,10 @@ class RunOut(Schema):
         return cls(id=run.pk, tokenizer=run.tokenizer.name, status=run.status, stage=run.stage,
                    progress_done=run.progress_done, progress_total=run.progress_total,
                    merges_per_second=run.merges_per_second, stage_seconds=run.stage_seconds,
-                   error=run.error, algorithm=run.algorithm, vocab_size=run.vocab_size, pattern=run.pattern,
+                   error=run.error, algorithm=run.algorithm,
+                   **{"lowercase": None, "split": None, "min_word_frequency": None,
+                      **run.char_options},
+                   vocab_size=run.vocab_size, pattern=run.pattern,
                    special_tokens=run.special_tokens, min_frequency=run.min_frequency,
                    sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
                    versions=[v.label for v in run.versions.all()],

@@ -104,7 +104,7 @@ def test_train_queues_a_run_with_the_given_parameters(db, media_root):
                          "--sweep", "280")
 
     run = TrainingRun.objects.get()
-    assert f"queued run {run.pk}: t, vocab size 300" in output
+    assert f"queued run {run.pk}: t, byte_bpe, vocab size 300" in output
     assert (run.special_tokens, run.pattern, run.sweep) == (["<s>", "</s>"], "gpt4", [280])
 
 

@@ -24,7 +24,7 @@ NOTHING_WRITTEN = "nothing was written"  # a full disk (NoRoom, 507): no file, w
 
 def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[str, bytes]:
     """The files of a version in ``format``, cached under ``MEDIA_ROOT/exports`` by digest."""
-    check_format(format)
+    check_format(format, version.algorithm)  # a format that cannot hold it names those that can
     name = version.tokenizer.name
     folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / format / name
     if folder.is_dir():

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from ..bpe.formats import FORMATS
+from ..bpe.formats import FORMATS, KIND_FORMATS
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
 from ..errors import REFUSALS, NotFound
@@ -48,7 +48,8 @@ def version_detail(request, name, ref):
                        .order_by("corpus__name"))
     done = {e.corpus_id for e in evaluations if e.status != e.Status.FAILED}
     return render(request, "tokenizers_app/version.html", {
-        "version": version, "ref": ref, "lineage": version.lineage(), "formats": FORMATS,
+        "version": version, "ref": ref, "lineage": version.lineage(),
+        "formats": KIND_FORMATS.get(version.algorithm, FORMATS),
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
