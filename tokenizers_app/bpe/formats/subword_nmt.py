@@ -36,7 +36,7 @@ def dumps(tokenizer, name: str = "tokenizer") -> dict[str, bytes]:
 
 def is_codes(name: str, data: bytes) -> bool:
     """Whether a file is a codes file: its first line is ``#version: 0.2``."""
-    return data.startswith(HEADER.encode()) and data[len(HEADER):len(HEADER) + 2].strip() == b""
+    return data.split(b"\n", 1)[0].rstrip(b"\r ") == HEADER.encode()
 
 
 def codes_name(files: dict[str, bytes]) -> str | None:
@@ -55,6 +55,9 @@ def loads(files: dict[str, bytes]) -> CharBPETokenizer:
     if lines[0].strip() != HEADER:
         raise ValueError(f"{name}: only codes of {HEADER!r} are read, got {lines[0]!r:.40}")
     merges = read_merges(files[name])
+    if merges and not any(right.endswith(SUFFIX) for _, right in merges):
+        raise ValueError(f"{name} holds no merge with {SUFFIX!r}: these are not character-level "
+                         f"BPE codes (a GPT-2 merges.txt is read with its vocab.json beside it)")
     for rank, (left, right) in enumerate(merges):
         if SUFFIX in left or (SUFFIX in right and not right.endswith(SUFFIX)):
             raise ValueError(f"{name} line {rank + 2}: {SUFFIX!r} may only end a merge's right "
