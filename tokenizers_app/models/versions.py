@@ -191,6 +191,20 @@ class TokenizerVersion(models.Model):
         return self.label
 
     @property
+    def word_end(self) -> str:
+        """A character-level version's end-of-word suffix (``</w>``), "" for byte-level."""
+        return self.options.get("end_of_word_suffix", "") if self.options else ""
+
+    @property
+    def first_merge_id(self) -> int | None:
+        """The id of merge 0's token when the ids are special tokens, base symbols (bytes or
+        an alphabet), then one per merge, as in every trained version; else None."""
+        if self.standard_layout or (self.algorithm == Algorithm.CHAR_BPE
+                                    and self.source == self.Source.TRAINING):
+            return self.vocab_size - self.merge_count
+        return None
+
+    @property
     def label(self) -> str:
         return f"{self.tokenizer.name}@{self.number}"
 

@@ -103,7 +103,7 @@ def version_merges(request, name, ref):
     page = Paginator(merges.order_by("rank"), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "tokenizers_app/merges.html", {
         "version": version, "ref": ref, "page": page, "query": query,
-        "first_id": 256 + len(version.special_tokens) if version.standard_layout else None})
+        "first_id": version.first_merge_id})
 
 
 @readable
