@@ -44,9 +44,9 @@ class RunForm(forms.Form):
                                 "tokenizer you own to add a version to")
     corpus = forms.ModelChoiceField(Corpus.objects.order_by("name"), to_field_name="name",
                                     empty_label=None)
-    algorithm = forms.ChoiceField(choices=ALGORITHMS, initial="byte_bpe",
-                                  widget=forms.RadioSelect)
-    pattern = forms.ChoiceField(choices=PATTERNS, initial="gpt2")
+    algorithm = forms.ChoiceField(choices=ALGORITHMS, initial="byte_bpe", required=False,
+                                  widget=forms.RadioSelect)  # none chosen: byte_bpe
+    pattern = forms.ChoiceField(choices=PATTERNS, initial="gpt2", required=False)  # none: gpt2
     custom_pattern = forms.CharField(required=False, label="Custom regex",
                                      help_text="its matches must cover the text")
     lowercase = forms.BooleanField(required=False, help_text="lowercase words before training "
@@ -55,9 +55,9 @@ class RunForm(forms.Form):
                                                       "characters)"),
                                        ("word_punct", "word_punct (letters and digits apart "
                                                       "from punctuation)")],
-                              initial="whitespace", label="Words")
+                              initial="whitespace", label="Words", required=False)
     min_word_frequency = forms.IntegerField(
-        initial=1, help_text="drop words rarer than this before training",
+        initial=1, required=False, help_text="drop words rarer than this before training",
         widget=forms.NumberInput(attrs={"min": MIN_FREQUENCY_BOUNDS[0],
                                         "max": MIN_FREQUENCY_BOUNDS[1]}))
     vocab_size = forms.IntegerField(initial=8000, help_text="special tokens + 256 bytes "
@@ -91,17 +91,17 @@ class RunForm(forms.Form):
 
     def pattern_value(self) -> str:
         data = self.cleaned_data
-        return data["custom_pattern"] if data["pattern"] == "custom" else data["pattern"]
+        return data["custom_pattern"] if data["pattern"] == "custom" else data["pattern"] or "gpt2"
 
     def run_parameters(self) -> dict:
         """The chosen algorithm's parameters for ``start_training_run`` (the other's fields,
         hidden on the page, are left out)."""
         data = self.cleaned_data
-        common = {"algorithm": data["algorithm"], "vocab_size": data["vocab_size"],
+        common = {"algorithm": data["algorithm"] or "byte_bpe", "vocab_size": data["vocab_size"],
                   "special_tokens": data["special_tokens"], "sweep": data["sweep"],
                   "min_frequency": data["min_frequency"]}
         if data["algorithm"] == "char_bpe":
-            return {**common, "lowercase": data["lowercase"], "split": data["split"],
+            return {**common, "lowercase": data["lowercase"], "split": data["split"] or None,
                     "min_word_frequency": data["min_word_frequency"]}
         return {**common, "pattern": self.pattern_value()}
 

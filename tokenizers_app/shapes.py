@@ -82,13 +82,21 @@ class LineageOut(Schema):
     training_run: SourceRunOut | None
 
 
+class VersionOptionsOut(Schema):
+    """What a character-level version keeps beside its split (all null for byte-level)."""
+
+    lowercase: bool | None = None
+    unk_token: str | None = None
+    end_of_word_suffix: str | None = None
+
+
 class VersionOut(Schema):
     tokenizer: str
     number: int
     ref: str  # NAME@NUMBER
     algorithm: str  # byte_bpe, char_bpe
     pattern: str  # char_bpe: the split (whitespace, word_punct)
-    options: dict  # char_bpe: lowercase, unk_token, end_of_word_suffix
+    options: VersionOptionsOut  # char_bpe: lowercase, unk_token, end_of_word_suffix
     special_tokens: list[str]
     vocab_size: int
     merges: int
@@ -103,7 +111,7 @@ class VersionOut(Schema):
     def of(cls, version: TokenizerVersion, **more) -> VersionOut:
         return cls(tokenizer=version.tokenizer.name, number=version.number, ref=version.label,
                    algorithm=version.algorithm, pattern=version.pattern,
-                   options=version.options, special_tokens=version.special_tokens, vocab_size=version.vocab_size,
+                   options=VersionOptionsOut(**version.options), special_tokens=version.special_tokens, vocab_size=version.vocab_size,
                    merges=version.merge_count, digest=version.digest,
                    lifecycle=version.lifecycle, notes=version.notes,
                    aliases=[alias.name for alias in version.aliases.all()],

@@ -253,3 +253,24 @@ def test_the_interface_the_formats_and_metrics_use():
     assert tokenizer.token_bytes(last) == "".join(tokenizer.merges[-1]).encode()
     with pytest.raises(ValueError, match="80"):
         tokenizer.token_bytes(80)
+
+
+def test_a_large_file_counted_in_several_processes_gives_the_counts_of_one(tmp_path,
+                                                                            monkeypatch):
+    from tokenizers_app.bpe import char_bpe, counting
+    from tokenizers_app.bpe.char_bpe import count_words, split_regex
+    from tokenizers_app.bpe.training import Ticker
+
+    monkeypatch.setattr(counting, "RANGE_BYTES", 2_000)
+    monkeypatch.setattr(char_bpe, "RANGE_BYTES", 2_000)
+    monkeypatch.setattr(char_bpe, "MIN_RANGE_BYTES", 1_000)
+    text = (ENGLISH + CHINESE + "<unk>" + EMOJI + "\n" + WHITESPACE + "\n") * 40
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8")
+    for split in ("whitespace", "word_punct"):
+        one = count_words([text], split_regex(split), True, ["<unk>"], Ticker(None, None), 1)
+        ranges = []
+        several = count_words([path], split_regex(split), True, ["<unk>"],
+                              Ticker(lambda stage, done, total: ranges.append(done), None, 0), 2)
+        assert several == one and "<unk>" not in several
+        assert len(set(ranges)) > 5  # progress after each of many ranges

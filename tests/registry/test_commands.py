@@ -265,8 +265,10 @@ def test_start_serves_the_app_and_trains_the_demo_with_its_own_worker(tmp_path):
             except OSError:
                 return b""
 
-        wait_until(lambda: b"latest: v1" in index(), 90, "the demo version on the index page:\n"
+        wait_until(lambda: index().count(b"latest: v1") >= 2, 120, "the demo versions (byte- and "
+                   "character-level) on the index page:\n"
                    + (tmp_path / "start.log").read_text(errors="replace")[-3000:], interval=0.1)
+        assert b"demo-docs-bpe" in index() and b"demo-docs-char-bpe" in index()
         health = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/health").read())
         assert health == {"status": "ok", "database": "sqlite"}
     finally:

@@ -14,6 +14,7 @@ Its plain twin, which the tests compare it with: ``reference_train_char`` in
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,6 +24,16 @@ import regex
 from ..errors import Invalid
 from .char_tokenizer import SPLITS, UNK, CharBPETokenizer, split_regex, word_symbols
 from .corpus import StrictUtf8, iter_documents, source_size
+from .counting import (
+    MIN_RANGE_BYTES,
+    RANGE_BYTES,
+    WAIT_SECONDS,
+    add_counts,
+    default_workers,
+    is_large_file,
+    plan_ranges,
+    pool_start_method,
+)
 from .parameters import check_training_parameters
 from .pretokenize import iter_chunks
 from .special_tokens import special_regex, split_special
@@ -171,8 +182,10 @@ def _count_chunk(counts: Counter, chunk: str, word_re, special, lowercase: bool)
 
 
 def count_words(source, word_re: regex.Pattern, lowercase: bool, special_tokens: list[str],
-                ticker: Ticker) -> Counter[str]:
-    """Count the words of a source; special tokens are cut out and dropped.
+                ticker: Ticker, workers: int | None = None) -> Counter[str]:
+    """Count the words of a source; special tokens are cut out and dropped. A file of more than
+    two ranges is counted in ``workers`` processes (default: all cores), as byte-level BPE
+    counts its pre-tokens (``counting.count_file_parallel``).
 
     ``count_words(["Hi hi <unk>"], split_regex("whitespace"), True, ["<unk>"], ticker) ->
     Counter({"hi": 2})``
@@ -180,11 +193,56 @@ def count_words(source, word_re: regex.Pattern, lowercase: bool, special_tokens:
     counts: Counter[str] = Counter()
     special = special_regex(special_tokens)
     total, done = source_size(source), 0
+    workers = workers or default_workers()
     ticker("count", 0, total, force=True)
-    for _name, blocks in iter_documents(source):
+    for path, blocks in iter_documents(source):
+        if workers > 1 and is_large_file(path):
+            def on_range(size):
+                nonlocal done
+                done += size
+                ticker("count", done, max(total, done))
+            add_counts(counts, count_file_words_parallel(path, _split_name(word_re), lowercase,
+                                                         special_tokens, workers, on_range))
+            continue
         for chunk in iter_chunks(blocks, special_tokens, line_cuts=True):  # cuts at whitespace
             _count_chunk(counts, chunk, word_re, special, lowercase)
             done += len(chunk.encode())
             ticker("count", done, max(total, done))
     ticker("count", done, max(total, done), force=True)
+    return counts
+
+
+def _split_name(word_re: regex.Pattern) -> str:
+    return next(name for name, pattern in SPLITS.items() if pattern == word_re.pattern)
+
+
+def _count_words_job(job) -> tuple[int, dict[str, int]]:
+    path, start, end, split, lowercase, special_tokens = job
+    return end - start, dict(count_words_range(path, start, end, split, lowercase,
+                                               special_tokens))
+
+
+def count_file_words_parallel(path, split: str, lowercase: bool, special_tokens: list[str],
+                              workers: int, on_range=None) -> Counter[str]:
+    """The words of a file counted over byte ranges (cut as ``counting.plan_ranges`` cuts them:
+    no word spans two) in ``workers`` processes. ``on_range(bytes)`` is called after each range,
+    and with 0 at least every ``counting.WAIT_SECONDS`` while waiting; it may raise to stop."""
+    range_bytes = min(RANGE_BYTES, max(MIN_RANGE_BYTES,
+                                       -(-os.path.getsize(path) // (2 * workers))))
+    jobs = [(os.fspath(path), a, b, split, lowercase, special_tokens)
+            for a, b in plan_ranges(path, "gpt2", special_tokens, range_bytes)]
+    counts: Counter[str] = Counter()
+    on_range = on_range or (lambda size: None)
+    context = multiprocessing.get_context(pool_start_method())
+    with context.Pool(min(workers, len(jobs))) as pool:
+        results = pool.imap_unordered(_count_words_job, jobs)
+        for _ in jobs:
+            while True:
+                try:
+                    size, part = results.next(timeout=WAIT_SECONDS)
+                    break
+                except multiprocessing.TimeoutError:
+                    on_range(0)
+            add_counts(counts, part)
+            on_range(size)
     return counts

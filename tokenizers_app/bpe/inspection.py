@@ -62,10 +62,12 @@ def _merge_index(tokenizer) -> tuple[dict[bytes, int], dict[bytes, int]]:
 
 
 def token_length_histogram(tokenizer) -> list[tuple[int, int]]:
-    """``(length in bytes, number of tokens)``, shortest first, special tokens left out."""
+    """``(length in bytes, number of tokens)``, shortest first, special tokens left out (a
+    character-level token without its end-of-word suffix)."""
     special = set(tokenizer.special_ids.values())
-    lengths = Counter(len(token) for token_id, token in tokenizer.vocab.items()
-                      if token_id not in special)
+    suffix = getattr(tokenizer, "suffix", None)  # a character-level token: its text's UTF-8
+    lengths = Counter(len(token.removesuffix(suffix).encode()) if suffix else len(token)
+                      for token_id, token in tokenizer.vocab.items() if token_id not in special)
     return sorted(lengths.items())
 
 

@@ -63,8 +63,10 @@ def usage_urls(request, version) -> dict:
     name, number = version.tokenizer.name, version.number
     def absolute(path: str) -> str:  # noqa: E306
         return request.build_absolute_uri(path)
-    return {"name": name, **{format: absolute(reverse("download", args=[name, number, format]))
-                             for format in ("hf", "transformers", "tiktoken")},
+    formats = KIND_FORMATS.get(version.algorithm, FORMATS)
+    return {"name": name, **{format.replace("-", "_"): absolute(reverse(
+                "download", args=[name, number, format]))
+             for format in ("hf", "transformers", "tiktoken", "subword-nmt") if format in formats},
             "encode": absolute(reverse("api:encode", args=[name, number]))}
 
 
