@@ -10,8 +10,8 @@ WordTokens = tuple[str, int, list[int]]  # (word, count, ids)
 
 
 def merge_tree(tokenizer, token_id: int) -> dict:
-    """How token ``token_id`` was built, down to single bytes: ``{"id", "token", "rank",
-    "count", "children": [left, right]}``, where ``rank`` is the merge that made the token (the
+    """How token ``token_id`` was built, down to single bytes (or a character-level alphabet's
+    symbols): ``{"id", "token", "rank", "count", "children": [left, right], "special"}``, where ``rank`` is the merge that made the token (the
     lowest such rank) and ``count`` its count when training chose it; single bytes, special
     tokens and tokens no merge makes are leaves (``rank`` None). Built without recursion, so a
     token of 1000 bytes grown one byte at a time is fine.
@@ -30,7 +30,8 @@ def merge_tree(tokenizer, token_id: int) -> dict:
         token = tokenizer.vocab[node_id]
         rank = None if node_id in special or len(token) == 1 else made_by.get(token)
         count = counts[rank] if rank is not None and counts else None
-        return {"id": node_id, "token": token, "rank": rank, "count": count, "children": []}
+        return {"id": node_id, "token": token, "rank": rank, "count": count, "children": [],
+                "special": node_id in special}
 
     root = node(token_id)
     stack = [root]

@@ -41,6 +41,15 @@ def _token_html(data: bytes, word_end: str = ""):
 
 
 @register.filter
+def token_length(value, word_end=""):
+    """A token's length in bytes; a character-level token's without its end-of-word suffix."""
+    data = bytes(value)
+    suffix = (word_end or "").encode()
+    return len(data[:-len(suffix)] if suffix and data.endswith(suffix) and data != suffix
+               else data)
+
+
+@register.filter
 def tokens(values):
     """Each token as ``token`` shows it, in ``<code>``, space-separated; ``none`` for none."""
     shown = format_html_join(" ", "<code>{}</code>", ((token(value),) for value in values or ()))
