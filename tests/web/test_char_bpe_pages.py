@@ -108,6 +108,10 @@ def test_compare_and_the_leaderboard_show_both_kinds(client, char_version, regis
 @pytest.mark.parametrize("format", ["native", "hf", "gpt2", "subword-nmt"])
 def test_the_version_page_offers_the_downloads_that_hold_it(client, char_version, format):
     page = client.get("/tokenizers/classic/1/").content.decode()
+    symbols = char_version.vocab_size - char_version.merge_count - 1
+    assert f"300 tokens: 1 special, {symbols} characters (the alphabet)" in page
+    assert "Unknown rate" in page and "subword-nmt apply-bpe -c classic-subword-nmt/codes.txt" \
+        in page
     assert f"/tokenizers/classic/1/download/{format}/" in page
     assert "/download/tiktoken/" not in page and "/download/minbpe/" not in page
     assert client.get(f"/tokenizers/classic/1/download/{format}/").status_code == 200

@@ -196,6 +196,14 @@ class TokenizerVersion(models.Model):
         return self.options.get("end_of_word_suffix", "") if self.options else ""
 
     @property
+    def alphabet_size(self) -> int:
+        """The base symbols: 256 bytes, or a character-level version's alphabet (what is
+        neither special nor made by a merge)."""
+        if self.algorithm != Algorithm.CHAR_BPE:
+            return 256
+        return self.vocab_entries.filter(kind=VocabEntry.Kind.SYMBOL).count()
+
+    @property
     def first_merge_id(self) -> int | None:
         """The id of merge 0's token when the ids are special tokens, base symbols (bytes or
         an alphabet), then one per merge, as in every trained version; else None."""
