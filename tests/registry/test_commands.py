@@ -108,11 +108,38 @@ def test_train_queues_a_run_with_the_given_parameters(db, media_root):
     assert (run.special_tokens, run.pattern, run.sweep) == (["<s>", "</s>"], "gpt4", [280])
 
 
+def test_train_queues_a_char_level_run_and_runs_lists_its_algorithm(db, media_root):
+    import_text(sample_text(5_000), "prose")
+
+    output = run_command("train", "--corpus", "prose", "--tokenizer", "c", "--vocab-size", "300",
+                         "--algorithm", "char_bpe", "--lowercase", "--split", "word_punct",
+                         "--min-word-frequency", "2")
+
+    run = TrainingRun.objects.get()
+    assert f"queued run {run.pk}: c, char_bpe, vocab size 300" in output
+    assert (run.algorithm, run.special_tokens, run.pattern) == ("char_bpe", ["<unk>"], "")
+    assert run.char_options == {"lowercase": True, "split": "word_punct",
+                                "min_word_frequency": 2}
+    listing = run_command("runs")
+    assert "ALGORITHM" in listing and "char_bpe" in listing
+    assert '"split": "word_punct"' in run_command("runs", str(run.pk), "--json")
+
+
 @pytest.mark.parametrize("args, message", [
     (["--corpus", "nope", "--vocab-size", "300"], "no corpus named 'nope'"),
     (["--corpus", "prose", "--vocab-size", "100"], "vocab size 100 is out of bounds"),
     (["--corpus", "prose", "--vocab-size", "300", "--special-token", ""],
      "special tokens must be non-empty strings"),
+    (["--corpus", "prose", "--vocab-size", "300", "--algorithm", "char_bpe", "--pattern", "gpt4"],
+     "pattern does not apply to char_bpe"),
+    (["--corpus", "prose", "--vocab-size", "300", "--lowercase"],
+     "lowercase does not apply to byte_bpe"),
+    (["--corpus", "prose", "--vocab-size", "300", "--algorithm", "char_bpe",
+      "--special-token", "<s>"], "needs the unknown token '<unk>'"),
+    (["--corpus", "prose", "--vocab-size", "300", "--algorithm", "char_bpe",
+      "--min-word-frequency", "0"], "min word frequency must be an integer from 1"),
+    (["--corpus", "prose", "--vocab-size", "300", "--algorithm", "char_bpe", "--split", "bpe"],
+     "split must be one of whitespace, word_punct"),
 ])
 def test_train_reports_bad_parameters_without_creating_rows(db, media_root, args, message):
     import_text(sample_text(5_000), "prose")
