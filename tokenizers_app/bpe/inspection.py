@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from itertools import accumulate
 
 WordTokens = tuple[str, int, list[int]]  # (word, count, ids)
 
@@ -88,10 +89,14 @@ def frequent_word_tokens(tokenizer, lines: Iterable[str], top: int = 2000) -> li
 
 
 def words_split_differently(per_version: list[list[WordTokens]],
-                            vocabs: list[dict[int, bytes]]) -> list[tuple[str, int, list]]:
+                            vocabs: list[dict], suffixes: list[str] | None = None
+                            ) -> list[tuple[str, int, list]]:
     """The words found in every list whose tokens (as bytes, since ids differ between
     vocabularies) are not the same in every version, most frequent first: ``(word, count,
-    [ids of each version])``."""
+    [ids of each version])``. Beside a character-level version (``suffixes``: each version's
+    end-of-word suffix, "" for byte-level) a word differs where the versions cut it at
+    different places: ``low</w>`` and `` low`` cut ``low`` alike."""
+    suffixes = suffixes or [""] * len(vocabs)
     by_word = [{word: ids for word, _count, ids in words} for words in per_version]
     differing = []
     for word, count, _ids in per_version[0]:
@@ -100,6 +105,21 @@ def words_split_differently(per_version: list[list[WordTokens]],
         ids = [found[word] for found in by_word]
         spellings = {tuple(vocab[i] for i in version_ids)
                      for vocab, version_ids in zip(vocabs, ids)}
+        if any(suffixes) and len(spellings) > 1:
+            spellings = {_cuts([vocab[i] for i in version_ids], suffix)
+                         for vocab, version_ids, suffix in zip(vocabs, ids, suffixes)}
         if len(spellings) > 1:
             differing.append((word, count, ids))
     return sorted(differing, key=lambda item: (-item[1], item[0]))
+
+
+def _cuts(tokens: list, suffix: str) -> tuple:
+    """Where tokens cut a word, as byte offsets into it (leading whitespace and end-of-word
+    suffixes left out): ``_cuts([b" lo", b"w"], "") -> (2,)``; ``_cuts(["lo", "w</w>"],
+    "</w>") -> (2,)``."""
+    pieces = [t.removesuffix(suffix).encode() if isinstance(t, str) and suffix else
+              t.encode() if isinstance(t, str) else bytes(t) for t in tokens]
+    data = b"".join(pieces)
+    lead = len(data) - len(data.lstrip())
+    offsets = accumulate(map(len, pieces))
+    return tuple(o - lead for o in offsets if lead < o < len(data))

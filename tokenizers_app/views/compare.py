@@ -81,8 +81,10 @@ def split_words(columns: list) -> list:
     samples = [e.word_tokens if e and e.word_tokens else None for _, e in columns]
     if len(samples) < 2 or None in samples:
         return []
-    vocabs = [v.cached_tokenizer().vocab for v, _ in columns]
-    found = words_split_differently(samples, vocabs)[:SPLIT_WORDS_SHOWN]
+    tokenizers = [v.cached_tokenizer() for v, _ in columns]
+    vocabs = [t.vocab for t in tokenizers]
+    found = words_split_differently(samples, vocabs, [getattr(t, "suffix", "")
+                                                      for t in tokenizers])[:SPLIT_WORDS_SHOWN]
     return [(word, count, [[vocab[i] for i in ids] for vocab, ids in zip(vocabs, per)])
             for word, count, per in found]
 
