@@ -1,7 +1,12 @@
 """Training: ours against Hugging Face `tokenizers`, on the same file, in the same run.
 
     python bench/train.py --corpus PATH --vocab-size 32000 [--pattern gpt2] [--special-token T]
-                          [--repeat 1]
+                          [--repeat 1] [--algorithm char_bpe]
+
+``--algorithm char_bpe``: character-level BPE (words split at whitespace, ``</w>``, ``<unk>``)
+against Hugging Face's ``BpeTrainer(end_of_word_suffix="</w>")`` (what its ``CharBPETokenizer``
+trains) on the same words (``WhitespaceSplit``); the script checks that both learn the same
+number of tokens.
 
 Each trainer runs in a fresh child process, one after the other (``--repeat`` times, taking
 turns); the script prints the best wall time, the highest peak RSS (the child's own peak plus its
@@ -60,6 +65,37 @@ print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": tok.get_vocab_size
 """
 
 
+OURS_CHAR = """
+import json, resource, sys, time
+from pathlib import Path
+from tokenizers_app.bpe import train_char_bpe
+from tokenizers_app.bpe.compiled import CORE_PATH
+args = json.loads(sys.argv[1])
+start = time.perf_counter()
+result = train_char_bpe([Path(args["corpus"])], args["vocab_size"], special_tokens=args["special"])
+seconds = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(
+    resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": len(result.vocab),
+                  "core": CORE_PATH}))
+"""
+
+PEER_CHAR = """
+import json, resource, sys, time
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+args = json.loads(sys.argv[1])
+start = time.perf_counter()
+tok = Tokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix="</w>"))
+tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+trainer = trainers.BpeTrainer(vocab_size=args["vocab_size"], special_tokens=args["special"],
+                              end_of_word_suffix="</w>", min_frequency=0, show_progress=False)
+tok.train([args["corpus"]], trainer)
+seconds = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": tok.get_vocab_size()}))
+"""
+
+
 def run(code: str, args: dict) -> dict:
     out = subprocess.run([sys.executable, "-c", code, json.dumps(args)], cwd=REPO, check=True,
                          capture_output=True, text=True).stdout
@@ -86,13 +122,21 @@ def main() -> None:
     parser.add_argument("--pattern", default="gpt2")
     parser.add_argument("--special-token", action="append", default=None)
     parser.add_argument("--repeat", type=int, default=1, help="runs of each trainer")
+    parser.add_argument("--algorithm", default="byte_bpe", choices=["byte_bpe", "char_bpe"])
     opts = parser.parse_args()
+    char_level = opts.algorithm == "char_bpe"
+    default_special = ["<unk>"] if char_level else ["<|endoftext|>"]
     args = {"corpus": str(Path(opts.corpus).resolve()), "vocab_size": opts.vocab_size,
-            "pattern": opts.pattern, "special": opts.special_token or ["<|endoftext|>"]}
+            "pattern": opts.pattern, "special": opts.special_token or default_special}
     size_mb = Path(args["corpus"]).stat().st_size / 1e6
-    print(f"corpus {opts.corpus} ({size_mb:.1f} MB), vocab {opts.vocab_size}, "
-          f"pattern {opts.pattern}, special {args['special']}, best of {opts.repeat}")
-    ours, peer = best_of([OURS, PEER], args, opts.repeat)
+    split = "words split at whitespace, </w>" if char_level else f"pattern {opts.pattern}"
+    print(f"corpus {opts.corpus} ({size_mb:.1f} MB), {opts.algorithm}, vocab {opts.vocab_size}, "
+          f"{split}, special {args['special']}, best of {opts.repeat}")
+    ours, peer = best_of([OURS_CHAR, PEER_CHAR] if char_level else [OURS, PEER], args,
+                         opts.repeat)
+    if char_level and ours["vocab"] != peer["vocab"]:
+        raise SystemExit(f"the trainers made {ours['vocab']} and {peer['vocab']} tokens: not "
+                         f"the same task")
     print(f"ours runs the core: {ours['core']}")
     print(f"{'trainer':<28}{'wall s':>10}{'peak RSS MB':>14}{'vocab':>8}")
     for name, r in (("ours", ours), ("HF tokenizers (Rust)", peer)):

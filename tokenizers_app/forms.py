@@ -5,7 +5,7 @@ answers with the status of its class (``errors.RegistryError.status``)."""
 from django import forms
 
 from .bpe.formats import FORMATS
-from .bpe.parameters import MIN_FREQUENCY_BOUNDS
+from .bpe.parameters import MIN_FREQUENCY_BOUNDS, UNK
 from .errors import RegistryError
 from .models import Corpus
 
@@ -29,18 +29,43 @@ class CorpusUploadForm(forms.Form):
                                               "exist, and every new one")
 
 
+ALGORITHMS = [("byte_bpe", "Byte-level BPE (GPT-2, tiktoken): any text, no unknown token"),
+              ("char_bpe", "Character-level BPE (subword-nmt): characters + '</w>', unseen "
+                           "characters become <unk>")]
+BYTE_FIELDS = ("pattern", "custom_pattern")  # shown for one algorithm only (run_form.js)
+CHAR_FIELDS = ("lowercase", "split", "min_word_frequency")
+DEFAULT_SPECIALS = {"byte_bpe": "<|endoftext|>", "char_bpe": UNK}
+
+
 class RunForm(forms.Form):
+    """Both algorithms' fields; the page shows the chosen one's (``run_form.js``; without
+    script, both groups under their headings), and ``run_parameters`` passes only those."""
+
     tokenizer = forms.CharField(max_length=100, help_text="a new name (you then own it), or a "
                                 "tokenizer you own to add a version to")
     corpus = forms.ModelChoiceField(Corpus.objects.order_by("name"), to_field_name="name",
                                     empty_label=None)
-    pattern = forms.ChoiceField(choices=PATTERNS, initial="gpt2")
+    algorithm = forms.ChoiceField(choices=ALGORITHMS, initial="byte_bpe", required=False,
+                                  widget=forms.RadioSelect)  # none chosen: byte_bpe
+    pattern = forms.ChoiceField(choices=PATTERNS, initial="gpt2", required=False)  # none: gpt2
     custom_pattern = forms.CharField(required=False, label="Custom regex",
                                      help_text="its matches must cover the text")
-    vocab_size = forms.IntegerField(initial=8000, help_text="special tokens + 256 bytes + "
-                                                            "merges")
+    lowercase = forms.BooleanField(required=False, help_text="lowercase words before training "
+                                                             "and encoding")
+    split = forms.ChoiceField(choices=[("whitespace", "whitespace (runs of non-space "
+                                                      "characters)"),
+                                       ("word_punct", "word_punct (letters and digits apart "
+                                                      "from punctuation)")],
+                              initial="whitespace", label="Words", required=False)
+    min_word_frequency = forms.IntegerField(
+        initial=1, required=False, help_text="drop words rarer than this before training",
+        widget=forms.NumberInput(attrs={"min": MIN_FREQUENCY_BOUNDS[0],
+                                        "max": MIN_FREQUENCY_BOUNDS[1]}))
+    vocab_size = forms.IntegerField(initial=8000, help_text="special tokens + 256 bytes "
+                                    "(byte-level) or the alphabet (character-level) + merges")
     special_tokens = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                                     initial="<|endoftext|>", help_text="one per line")
+                                     initial=DEFAULT_SPECIALS["byte_bpe"],
+                                     help_text=f"one per line; character-level BPE needs {UNK}")
     # bounds checked once, by the core (``bpe.parameters``), as for the API; shown to browsers
     min_frequency = forms.IntegerField(initial=1, help_text="stop when the best pair is rarer",
                                        widget=forms.NumberInput(attrs={
@@ -67,7 +92,28 @@ class RunForm(forms.Form):
 
     def pattern_value(self) -> str:
         data = self.cleaned_data
-        return data["custom_pattern"] if data["pattern"] == "custom" else data["pattern"]
+        return data["custom_pattern"] if data["pattern"] == "custom" else data["pattern"] or "gpt2"
+
+    def run_parameters(self) -> dict:
+        """The chosen algorithm's parameters for ``start_training_run`` (the other's fields,
+        hidden on the page, are left out)."""
+        data = self.cleaned_data
+        common = {"algorithm": data["algorithm"] or "byte_bpe", "vocab_size": data["vocab_size"],
+                  "special_tokens": data["special_tokens"], "sweep": data["sweep"],
+                  "min_frequency": data["min_frequency"]}
+        if data["algorithm"] == "char_bpe":
+            return {**common, "lowercase": data["lowercase"], "split": data["split"] or None,
+                    "min_word_frequency": data["min_word_frequency"]}
+        return {**common, "pattern": self.pattern_value()}
+
+    def byte_fields(self):
+        return [self[name] for name in BYTE_FIELDS]
+
+    def char_fields(self):
+        return [self[name] for name in CHAR_FIELDS]
+
+    def common_fields(self):
+        return [field for field in self if field.name not in (*BYTE_FIELDS, *CHAR_FIELDS)]
 
 
 IMPORT_FORMATS = [("", "detect it from the files"), *((name, name) for name in FORMATS)]

@@ -59,8 +59,12 @@ class SourceRunOut(Schema):
     """The run that trained a version: its corpora, parameters and timings."""
 
     id: int
+    algorithm: str  # byte_bpe, char_bpe
+    lowercase: bool | None = None  # these three: char_bpe only
+    split: str | None = None
+    min_word_frequency: int | None = None
     vocab_size: int
-    pattern: str
+    pattern: str  # byte_bpe's ("" for char_bpe)
     special_tokens: list[str]
     min_frequency: int
     sweep: list[int]
@@ -78,12 +82,21 @@ class LineageOut(Schema):
     training_run: SourceRunOut | None
 
 
+class VersionOptionsOut(Schema):
+    """What a character-level version keeps beside its split (all null for byte-level)."""
+
+    lowercase: bool | None = None
+    unk_token: str | None = None
+    end_of_word_suffix: str | None = None
+
+
 class VersionOut(Schema):
     tokenizer: str
     number: int
     ref: str  # NAME@NUMBER
-    algorithm: str
-    pattern: str
+    algorithm: str  # byte_bpe, char_bpe
+    pattern: str  # char_bpe: the split (whitespace, word_punct)
+    options: VersionOptionsOut  # char_bpe: lowercase, unk_token, end_of_word_suffix
     special_tokens: list[str]
     vocab_size: int
     merges: int
@@ -98,7 +111,7 @@ class VersionOut(Schema):
     def of(cls, version: TokenizerVersion, **more) -> VersionOut:
         return cls(tokenizer=version.tokenizer.name, number=version.number, ref=version.label,
                    algorithm=version.algorithm, pattern=version.pattern,
-                   special_tokens=version.special_tokens, vocab_size=version.vocab_size,
+                   options=VersionOptionsOut(**version.options), special_tokens=version.special_tokens, vocab_size=version.vocab_size,
                    merges=version.merge_count, digest=version.digest,
                    lifecycle=version.lifecycle, notes=version.notes,
                    aliases=[alias.name for alias in version.aliases.all()],
@@ -164,9 +177,12 @@ class RunOut(Schema):
     stage_seconds: dict[str, float]
     core_path: str  # the BPE core that ran it: "compiled (Cython)" or "pure Python (...)"
     error: str
-    algorithm: str  # byte_bpe
+    algorithm: str  # byte_bpe, char_bpe
+    lowercase: bool | None  # these three: char_bpe only (null for byte_bpe)
+    split: str | None
+    min_word_frequency: int | None
     vocab_size: int
-    pattern: str
+    pattern: str  # byte_bpe's ("" for char_bpe)
     special_tokens: list[str]
     min_frequency: int
     sweep: list[int]
@@ -180,7 +196,10 @@ class RunOut(Schema):
         return cls(id=run.pk, tokenizer=run.tokenizer.name, status=run.status, stage=run.stage,
                    progress_done=run.progress_done, progress_total=run.progress_total,
                    merges_per_second=run.merges_per_second, stage_seconds=run.stage_seconds,
-                   core_path=run.core_path, error=run.error, algorithm=run.algorithm, vocab_size=run.vocab_size, pattern=run.pattern,
+                   core_path=run.core_path, error=run.error, algorithm=run.algorithm,
+                   **{"lowercase": None, "split": None, "min_word_frequency": None,
+                      **run.char_options},
+                   vocab_size=run.vocab_size, pattern=run.pattern,
                    special_tokens=run.special_tokens, min_frequency=run.min_frequency,
                    sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
                    versions=[v.label for v in run.versions.all()],

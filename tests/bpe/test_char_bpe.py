@@ -115,8 +115,8 @@ def test_vocab_size_below_the_alphabet_keeps_the_whole_alphabet_and_learns_no_me
     ({"source": ["a"], "special_tokens": ["<unk>", "<unk>"]}, "twice"),
     ({"source": ["a"], "special_tokens": ["<unk>", ""]}, "non-empty"),
     ({"source": ["a"], "split": "gpt2"}, "'gpt2'"),
-    ({"source": ["a"], "vocab_size": 0}, "vocab_size"),
-    ({"source": ["a"], "vocab_size": True}, "vocab_size"),
+    ({"source": ["a"], "vocab_size": 0}, "vocab size 0 is out of bounds"),
+    ({"source": ["a"], "vocab_size": True}, "vocab size True is out of bounds"),
     ({"source": ["a"], "min_frequency": 0}, "min frequency must be an integer >= 1"),
     ({"source": ["a a b"], "min_word_frequency": 3}, "min_word_frequency=3"),
     ({"source": ["a"], "end_of_word_suffix": ""}, "end_of_word_suffix"),
@@ -253,3 +253,24 @@ def test_the_interface_the_formats_and_metrics_use():
     assert tokenizer.token_bytes(last) == "".join(tokenizer.merges[-1]).encode()
     with pytest.raises(ValueError, match="80"):
         tokenizer.token_bytes(80)
+
+
+def test_a_large_file_counted_in_several_processes_gives_the_counts_of_one(tmp_path,
+                                                                            monkeypatch):
+    from tokenizers_app.bpe import char_bpe, counting
+    from tokenizers_app.bpe.char_bpe import count_words, split_regex
+    from tokenizers_app.bpe.training import Ticker
+
+    monkeypatch.setattr(counting, "RANGE_BYTES", 2_000)
+    monkeypatch.setattr(char_bpe, "RANGE_BYTES", 2_000)
+    monkeypatch.setattr(char_bpe, "MIN_RANGE_BYTES", 1_000)
+    text = (ENGLISH + CHINESE + "<unk>" + EMOJI + "\n" + WHITESPACE + "\n") * 40
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8")
+    for split in ("whitespace", "word_punct"):
+        one = count_words([text], split_regex(split), True, ["<unk>"], Ticker(None, None), 1)
+        ranges = []
+        several = count_words([path], split_regex(split), True, ["<unk>"],
+                              Ticker(lambda stage, done, total: ranges.append(done), None, 0), 2)
+        assert several == one and "<unk>" not in several
+        assert len(set(ranges)) > 5  # progress after each of many ranges

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.bpe.format_samples import SPECIALS, TRAINING_TEXT
-from tokenizers_app.bpe import FORMATS, Tokenizer, load_tokenizer
+from tokenizers_app.bpe import Tokenizer, load_tokenizer
+from tokenizers_app.bpe.formats import BYTE_FORMATS as FORMATS
 
 REPO = Path(__file__).resolve().parents[2]
 

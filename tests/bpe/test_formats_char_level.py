@@ -72,7 +72,9 @@ def test_vocab_and_merges_files_reimport_to_the_same_vocab_and_merges(
 
 def test_char_level_cannot_be_exported_to_byte_level_only_formats():
     for format in ("tiktoken", "minbpe"):
-        with pytest.raises(ValueError, match="byte-level BPE only"):
+        with pytest.raises(ValueError, match=f"the {format} format cannot hold character-level "
+                                             f"BPE; download it as one of native, hf, gpt2, "
+                                             f"subword-nmt"):
             dumps_tokenizer(char_tokenizer(False, "whitespace", False), format)
 
 

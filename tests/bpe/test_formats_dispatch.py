@@ -3,7 +3,8 @@
 import pytest
 
 from tests.bpe.format_samples import same_tokenizer, trained
-from tokenizers_app.bpe import FORMATS, load_tokenizer, save_tokenizer
+from tokenizers_app.bpe import load_tokenizer, save_tokenizer
+from tokenizers_app.bpe.formats import BYTE_FORMATS as FORMATS  # a byte-level sample
 from tokenizers_app.bpe.formats import detect_format, dumps_tokenizer, loads_tokenizer
 
 EXPECTED_FILES = {"native": ["tokenizer.json"], "hf": ["tokenizer.json"],

@@ -76,3 +76,14 @@ def test_words_split_differently_compare_token_bytes_not_ids():
     assert [(word, count) for word, count, _ in found] == [("ab", 2), ("abc", 1)]
     same = words_split_differently([per_version[0], per_version[0]], [one.vocab, one.vocab])
     assert same == []
+
+
+def test_a_char_level_and_a_byte_level_version_differ_where_they_cut_a_word():
+    char = {0: "<unk>", 1: "l", 2: "o", 3: "w</w>", 4: "lo", 5: "low</w>"}
+    byte = {1: b" low", 4: b" l", 5: b"ow", 6: b" lo", 7: b"w"}
+    per_version = [[("low", 5, [5]), ("lower", 2, [4, 3]), ("lowest", 1, [4, 3])],
+                   [("low", 5, [1]), ("lower", 2, [4, 5]), ("lowest", 1, [6, 7])]]
+    # low: one token in each (the same cut, though spelled apart); lower: lo|w against l|ow;
+    # lowest: lo|w in both
+    found = words_split_differently(per_version, [char, byte], ["</w>", ""])
+    assert found == [("lower", 2, [[4, 3], [4, 5]])]

@@ -105,8 +105,25 @@ def test_train_queues_a_run_with_the_given_parameters(db, media_root):
                          "--sweep", "280")
 
     run = TrainingRun.objects.get()
-    assert f"queued run {run.pk}: t, vocab size 300" in output
+    assert f"queued run {run.pk}: t, byte_bpe, vocab size 300" in output
     assert (run.special_tokens, run.pattern, run.sweep) == (["<s>", "</s>"], "gpt4", [280])
+
+
+def test_train_queues_a_char_level_run_and_runs_lists_its_algorithm(db, media_root):
+    import_text(sample_text(5_000), "prose")
+
+    output = run_command("train", "--corpus", "prose", "--tokenizer", "c", "--vocab-size", "300",
+                         "--algorithm", "char_bpe", "--lowercase", "--split", "word_punct",
+                         "--min-word-frequency", "2")
+
+    run = TrainingRun.objects.get()
+    assert f"queued run {run.pk}: c, char_bpe, vocab size 300" in output
+    assert (run.algorithm, run.special_tokens, run.pattern) == ("char_bpe", ["<unk>"], "")
+    assert run.char_options == {"lowercase": True, "split": "word_punct",
+                                "min_word_frequency": 2}
+    listing = run_command("runs")
+    assert "ALGORITHM" in listing and "char_bpe" in listing
+    assert '"split": "word_punct"' in run_command("runs", str(run.pk), "--json")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -114,6 +131,16 @@ def test_train_queues_a_run_with_the_given_parameters(db, media_root):
     (["--corpus", "prose", "--vocab-size", "100"], "vocab size 100 is out of bounds"),
     (["--corpus", "prose", "--vocab-size", "300", "--special-token", ""],
      "special tokens must be non-empty strings"),
+    (["--corpus", "prose", "--vocab-size", "300", "--algorithm", "char_bpe", "--pattern", "gpt4"],
+     "pattern does not apply to char_bpe"),
+    (["--corpus", "prose", "--vocab-size", "300", "--lowercase"],
+     "lowercase does not apply to byte_bpe"),
+    (["--corpus", "prose", "--vocab-size", "300", "--algorithm", "char_bpe",
+      "--special-token", "<s>"], "needs the unknown token '<unk>'"),
+    (["--corpus", "prose", "--vocab-size", "300", "--algorithm", "char_bpe",
+      "--min-word-frequency", "0"], "min word frequency must be an integer from 1"),
+    (["--corpus", "prose", "--vocab-size", "300", "--algorithm", "char_bpe", "--split", "bpe"],
+     "split must be one of whitespace, word_punct"),
 ])
 def test_train_reports_bad_parameters_without_creating_rows(db, media_root, args, message):
     import_text(sample_text(5_000), "prose")
@@ -261,8 +288,10 @@ def test_start_serves_the_app_and_trains_the_demo_with_its_own_worker(tmp_path):
             except OSError:
                 return b""
 
-        wait_until(lambda: b"latest: v1" in index(), 90, "the demo version on the index page:\n"
+        wait_until(lambda: index().count(b"latest: v1") >= 2, 120, "the demo versions (byte- and "
+                   "character-level) on the index page:\n"
                    + (tmp_path / "start.log").read_text(errors="replace")[-3000:], interval=0.1)
+        assert b"demo-docs-bpe" in index() and b"demo-docs-char-bpe" in index()
         health = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/health").read())
         assert health == {"status": "ok", "database": "sqlite"}
     finally:

@@ -44,9 +44,9 @@ def test_a_signed_in_home_offers_upload_a_run_and_their_recent_runs(client, regi
 
 
 def test_the_version_page_explains_every_download_format(client, registry_data):
-    from tokenizers_app.bpe.formats import FORMATS
+    from tokenizers_app.bpe.formats import BYTE_FORMATS
 
     html = client.get(f"/tokenizers/prose-bpe/{registry_data['large'].number}/").content.decode()
-    for format in FORMATS:
+    for format in BYTE_FORMATS:  # a byte-level version's (a char-level one's: test_char_bpe_pages)
         assert f"{format}: " in html, format
 

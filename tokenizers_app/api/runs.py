@@ -1,5 +1,7 @@
 """``/api/runs``: start a run (every field checked before it is queued), follow it, cancel it."""
 
+from typing import Literal
+
 from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
 
@@ -8,6 +10,7 @@ from ..services.queue import QueueUnavailable
 from ..services.runs import cancel_training_run, start_training_run
 from ..shapes import RunOut
 from .auth import READ, WRITE
+from .body import Body
 from .errors import ERRORS
 
 router = Router(tags=["runs"])
@@ -18,12 +21,21 @@ class Unsent(Schema):
     run: RunOut
 
 
-class RunIn(Schema):
+class RunIn(Body):
+    """``algorithm``: ``byte_bpe`` (default; ``pattern``, default gpt2) or ``char_bpe``
+    (``lowercase``, default false; ``split``: whitespace, the default, or word_punct;
+    ``min_word_frequency``, default 1; ``special_tokens`` default ``["<unk>"]`` and must hold
+    it). A field of the other algorithm is a 400 naming it; a field no run takes, a 422."""
+
     tokenizer: str
     corpora: list[str]
     vocab_size: int
-    special_tokens: list[str] = []
-    pattern: str = "gpt2"
+    algorithm: Literal["byte_bpe", "char_bpe"] = "byte_bpe"
+    special_tokens: list[str] | None = None  # byte_bpe: none; char_bpe: ["<unk>"]
+    pattern: str | None = None  # byte_bpe only (gpt2 when not given)
+    lowercase: bool | None = None  # char_bpe only
+    split: Literal["whitespace", "word_punct"] | None = None  # char_bpe only
+    min_word_frequency: int | None = None  # char_bpe only
     min_frequency: int = 1
     sweep: list[int] = []
 
@@ -36,7 +48,10 @@ def start_run(request, body: RunIn):
         run = start_training_run(corpora=body.corpora, tokenizer_name=body.tokenizer,
                                  vocab_size=body.vocab_size, special_tokens=body.special_tokens,
                                  pattern=body.pattern, min_frequency=body.min_frequency,
-                                 sweep=body.sweep, created_by=request.user)
+                                 sweep=body.sweep, algorithm=body.algorithm,
+                                 lowercase=body.lowercase, split=body.split,
+                                 min_word_frequency=body.min_word_frequency,
+                                 created_by=request.user)
     except QueueUnavailable as unsent:
         return Status(503, {"detail": str(unsent), "run": RunOut.of(unsent.record)})
     return Status(201, RunOut.of(run))

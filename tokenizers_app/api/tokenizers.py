@@ -25,6 +25,7 @@ from ..shapes import (
     VersionOut,
 )
 from .auth import READ, WRITE
+from .body import Body, unknown_form_fields
 from .errors import ERRORS
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, TokenizerPage, VersionPage, page_of
 
@@ -84,7 +85,7 @@ def download(request, name: str, ref: str, format: Format = "hf"):
     return artifact_response(request, render_download(version=version, format=format))
 
 
-class EncodeIn(Schema):
+class EncodeIn(Body):
     """``allowed_special`` and ``disallowed_special`` as in tiktoken: special-token text that is
     allowed becomes its id; text of a disallowed one (``"all"``: every one not allowed) is
     refused; any other (``"disallowed_special": []``) is encoded as plain text."""
@@ -113,10 +114,9 @@ def encode(request, name: str, ref: str, body: EncodeIn):
     check_text(body.text)
     tokenizer = TokenizerVersion.objects.resolve(f"{name}@{ref}").cached_tokenizer()
     allowed = body.allowed_special if body.allowed_special == "all" else set(body.allowed_special)
-    ids = tokenizer.encode(body.text, allowed_special=allowed,
-                           disallowed_special=body.disallowed_special)
     # EncodeOut as JSON, joined from texts kept per loaded version (json.dumps' very bytes)
-    return HttpResponse(tokenizer.token_table.encoding_json(ids), content_type=JSON)
+    return HttpResponse(tokenizer.encoding_json(body.text, allowed, body.disallowed_special),
+                        content_type=JSON)
 
 
 def check_text(text: str) -> None:
@@ -133,7 +133,11 @@ def import_files(request, name: str, files: list[UploadedFile] = File(...),
                  format: Form[Format | None] = None, pattern: Form[str | None] = None):
     """A new version from tokenizer files in any format the core reads (the format is detected
     when not given); the same content as an existing version gives that version. GPT-2 files
-    hold no pattern: ``pattern`` names it (``gpt2`` assumed), and ``pattern_note`` says which."""
+    hold no pattern: ``pattern`` names it (``gpt2`` assumed), and ``pattern_note`` says which.
+    A form field other than these three is a 422."""
+    unknown = unknown_form_fields(request, {"files", "format", "pattern"})
+    if unknown:
+        return Status(422, {"detail": unknown})
     if sum(upload.size for upload in files) > settings.TOKENIZER_IMPORT_MAX_BYTES:
         raise TooLarge(f"tokenizer files over {settings.TOKENIZER_IMPORT_MAX_BYTES} bytes are "
                        f"refused (TOKENIZER_IMPORT_MAX_BYTES)", field="files")
@@ -146,7 +150,7 @@ def import_files(request, name: str, files: list[UploadedFile] = File(...),
     return Status(201, VersionImportOut.of(_version(name, str(version.number)), pattern_note=note))
 
 
-class EvaluateIn(Schema):
+class EvaluateIn(Body):
     corpus: str  # the name of an evaluation corpus
 
 
@@ -159,7 +163,7 @@ def evaluate(request, name: str, ref: str, body: EvaluateIn):
     return EvaluationOut.of(request_evaluation(version=_version(name, ref), corpus=corpus))
 
 
-class AliasIn(Schema):
+class AliasIn(Body):
     version: int
 
 

@@ -14,6 +14,8 @@ Its plain twin, which the tests compare it with: ``reference_train_char`` in
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -21,16 +23,29 @@ import regex
 
 from ..errors import Invalid
 from .char_tokenizer import SPLITS, UNK, CharBPETokenizer, split_regex, word_symbols
-from .checks import is_int
-from .corpus import iter_documents, source_size
-from .parameters import check_min_frequency
+from .corpus import StrictUtf8, iter_documents, source_size
+from .counting import (
+    MIN_RANGE_BYTES,
+    RANGE_BYTES,
+    WAIT_SECONDS,
+    add_counts,
+    default_workers,
+    ranges_of,
+    is_large_file,
+    plan_ranges,
+    pool_start_method,
+)
+from .parameters import check_training_parameters
 from .pretokenize import iter_chunks
-from .special_tokens import check_special_tokens, special_regex, split_special
-from .training import Progress, ShouldStop, Ticker
 from .compiled import learn_merges
+from .special_tokens import special_regex, split_special
+from .training import Progress, ShouldStop, Ticker, stop_reason
 
-__all__ = ["SPLITS", "UNK", "CharBPETokenizer", "CharTrainResult", "count_words", "spell_words",
-           "split_regex", "train_char_bpe", "word_symbols"]
+__all__ = ["SPLITS", "UNK", "CharBPETokenizer", "CharTrainResult", "count_words",
+           "count_words_range", "prefix_char_tokenizer", "spell_words", "split_regex",
+           "train_char_bpe", "train_char_from_counts", "word_symbols"]
+
+BLOCK_CHARS = 1 << 16  # a range's text is counted in chunks of about this many characters
 
 
 @dataclass
@@ -42,6 +57,7 @@ class CharTrainResult:
     end_of_word_suffix: str = "</w>"
     lowercase: bool = False
     split: str = "whitespace"
+    stop_reason: str = ""  # why training made fewer merges than asked ("" when it did not)
 
     def tokenizer(self) -> CharBPETokenizer:
         return CharBPETokenizer(self.vocab, self.merges, self.special_tokens, UNK,
@@ -63,19 +79,59 @@ def train_char_bpe(source, vocab_size: int, special_tokens=(UNK,), lowercase: bo
                                     min_frequency, end_of_word_suffix)
     ticker = Ticker(progress, should_stop)
     counts = count_words(source, split_regex(split), lowercase, special_tokens, ticker)
+    return train_char_from_counts(counts, vocab_size, special_tokens, lowercase, split,
+                                  min_word_frequency, min_frequency, end_of_word_suffix,
+                                  progress, should_stop)
+
+
+def train_char_from_counts(counts: dict[str, int], vocab_size: int, special_tokens=(UNK,),
+                           lowercase: bool = False, split: str = "whitespace",
+                           min_word_frequency: int = 1, min_frequency: int = 1,
+                           end_of_word_suffix: str = "</w>", progress: Progress | None = None,
+                           should_stop: ShouldStop | None = None) -> CharTrainResult:
+    """The end of training, from counted words (already lowercased when ``lowercase``): drop
+    the rare words, learn the merges, build the vocab. ``train_char_bpe`` ends here, and so does
+    a count fanned out to several workers (``count_words_range`` per part).
+
+    ``train_char_from_counts({"ab": 3}, 4).merges -> [("a", "b</w>")]``
+    """
+    special_tokens = _check_options(special_tokens, vocab_size, min_word_frequency,
+                                    min_frequency, end_of_word_suffix)
     if not counts:
         raise ValueError("the corpus is empty: it holds no word to train on")
     words = {w: c for w, c in counts.items() if c >= min_word_frequency}
     if not words:
-        raise ValueError(f"no word occurs min_word_frequency={min_word_frequency} times")
+        raise ValueError(f"no word occurs min_word_frequency={min_word_frequency} times: "
+                         f"lower it, or train on more text")
     alphabet, word_counts = spell_words(words, end_of_word_suffix)
     num_merges = max(0, vocab_size - len(special_tokens) - len(alphabet))
-    merges, merge_counts = learn_merges(word_counts, num_merges, min_frequency, ticker,
+    merges, merge_counts = learn_merges(word_counts, num_merges, min_frequency,
+                                        Ticker(progress, should_stop),
                                         alphabet=[s.encode() for s in alphabet])
     merges = [(left.decode(), right.decode()) for left, right in merges]
     tokens = [*special_tokens, *alphabet, *(left + right for left, right in merges)]
     return CharTrainResult(dict(enumerate(tokens)), merges, merge_counts, special_tokens,
-                           end_of_word_suffix, lowercase, split)
+                           end_of_word_suffix, lowercase, split,
+                           stop_reason(len(merges), num_merges, min_frequency))
+
+
+def prefix_char_tokenizer(tokenizer: CharBPETokenizer, vocab_size: int) -> CharBPETokenizer:
+    """The tokenizer of a trained one's first merges, what training to ``vocab_size`` gives:
+    ids below ``vocab_size`` (special tokens, the whole alphabet, then merges in order); the
+    alphabet is always kept, as training keeps it."""
+    merged = {left + right for left, right in tokenizer.merges}
+    specials = set(tokenizer.special_ids.values())
+    base = sum(1 for i, t in tokenizer.vocab.items() if i in specials or t not in merged)
+    if list(tokenizer.vocab) != list(range(len(tokenizer.vocab))) or \
+            base + len(tokenizer.merges) != len(tokenizer.vocab):
+        raise ValueError("a sweep needs a trained tokenizer (ids: special tokens, alphabet, "
+                         "merges)")
+    keep = max(0, vocab_size - base)
+    counts = tokenizer.merge_counts[:keep] if tokenizer.merge_counts else None
+    return CharBPETokenizer({i: t for i, t in tokenizer.vocab.items() if i < base + keep},
+                            tokenizer.merges[:keep], tokenizer.special_tokens,
+                            tokenizer.unk_token, tokenizer.suffix, tokenizer.lowercase,
+                            tokenizer.pattern, counts)
 
 
 def spell_words(words: dict[str, int], suffix: str = "</w>"):
@@ -88,24 +144,49 @@ def spell_words(words: dict[str, int], suffix: str = "</w>"):
 
 
 def _check_options(special_tokens, vocab_size, min_word_frequency, min_frequency, suffix):
-    special_tokens = check_special_tokens(special_tokens)
-    if UNK not in special_tokens:
-        raise Invalid(f"special tokens {special_tokens!r} must include {UNK!r}",
-                      field="special_tokens")
-    check_min_frequency(min_frequency)
-    for name, value in [("vocab_size", vocab_size), ("min_word_frequency", min_word_frequency)]:
-        if not is_int(value) or value < 1:
-            raise Invalid(f"{name} must be an integer >= 1, got {value!r}",
-                          field=name)
+    special_tokens = check_training_parameters(
+        algorithm="char_bpe", vocab_size=vocab_size, special_tokens=list(special_tokens),
+        min_word_frequency=min_word_frequency, min_frequency=min_frequency).special_tokens
     if not isinstance(suffix, str) or not suffix:
         raise Invalid(f"end_of_word_suffix must be a non-empty string, got {suffix!r}",
                       field="end_of_word_suffix")
     return special_tokens
 
 
+def count_words_range(path, start: int, end: int, split: str, lowercase: bool,
+                      special_tokens: list[str], tick=None) -> Counter[str]:
+    """Count the words of bytes ``[start, end)`` of a UTF-8 file (a path or a range reader,
+    see ``counting.FileRanges``), as ``count_words`` counts a
+    whole source; ``counting.plan_ranges`` cuts ranges after a newline or a special token, so no
+    word spans two ranges and the parts' counts add up to the whole file's. ``tick(characters
+    done, characters in all)`` is called after each chunk."""
+    source = ranges_of(path)  # a path, or a range reader of a stored object
+    text = StrictUtf8(f"corpus file {source.name!r}", start).decode(source.read(start, end),
+                                                                    final=True)
+    counts: Counter[str] = Counter()
+    word_re, special = split_regex(split), special_regex(special_tokens)
+    blocks = (text[i:i + BLOCK_CHARS] for i in range(0, len(text), BLOCK_CHARS))
+    done = 0
+    for chunk in iter_chunks(blocks, special_tokens, line_cuts=True):
+        _count_chunk(counts, chunk, word_re, special, lowercase)
+        done += len(chunk)
+        if tick is not None:
+            tick(done, len(text))
+    return counts
+
+
+def _count_chunk(counts: Counter, chunk: str, word_re, special, lowercase: bool) -> None:
+    for segment, is_special in split_special(chunk, special):
+        if not is_special:
+            words = word_re.findall(segment)
+            counts.update([w.lower() for w in words] if lowercase else words)
+
+
 def count_words(source, word_re: regex.Pattern, lowercase: bool, special_tokens: list[str],
-                ticker: Ticker) -> Counter[str]:
-    """Count the words of a source; special tokens are cut out and dropped.
+                ticker: Ticker, workers: int | None = None) -> Counter[str]:
+    """Count the words of a source; special tokens are cut out and dropped. A file of more than
+    two ranges is counted in ``workers`` processes (default: all cores), as byte-level BPE
+    counts its pre-tokens (``counting.count_file_parallel``).
 
     ``count_words(["Hi hi <unk>"], split_regex("whitespace"), True, ["<unk>"], ticker) ->
     Counter({"hi": 2})``
@@ -113,14 +194,56 @@ def count_words(source, word_re: regex.Pattern, lowercase: bool, special_tokens:
     counts: Counter[str] = Counter()
     special = special_regex(special_tokens)
     total, done = source_size(source), 0
+    workers = workers or default_workers()
     ticker("count", 0, total, force=True)
-    for _name, blocks in iter_documents(source):
+    for path, blocks in iter_documents(source):
+        if workers > 1 and is_large_file(path):
+            def on_range(size):
+                nonlocal done
+                done += size
+                ticker("count", done, max(total, done))
+            add_counts(counts, count_file_words_parallel(path, _split_name(word_re), lowercase,
+                                                         special_tokens, workers, on_range))
+            continue
         for chunk in iter_chunks(blocks, special_tokens, line_cuts=True):  # cuts at whitespace
-            for segment, is_special in split_special(chunk, special):
-                if not is_special:
-                    words = word_re.findall(segment)
-                    counts.update([w.lower() for w in words] if lowercase else words)
+            _count_chunk(counts, chunk, word_re, special, lowercase)
             done += len(chunk.encode())
             ticker("count", done, max(total, done))
     ticker("count", done, max(total, done), force=True)
+    return counts
+
+
+def _split_name(word_re: regex.Pattern) -> str:
+    return next(name for name, pattern in SPLITS.items() if pattern == word_re.pattern)
+
+
+def _count_words_job(job) -> tuple[int, dict[str, int]]:
+    path, start, end, split, lowercase, special_tokens = job
+    return end - start, dict(count_words_range(path, start, end, split, lowercase,
+                                               special_tokens))
+
+
+def count_file_words_parallel(path, split: str, lowercase: bool, special_tokens: list[str],
+                              workers: int, on_range=None) -> Counter[str]:
+    """The words of a file counted over byte ranges (cut as ``counting.plan_ranges`` cuts them:
+    no word spans two) in ``workers`` processes. ``on_range(bytes)`` is called after each range,
+    and with 0 at least every ``counting.WAIT_SECONDS`` while waiting; it may raise to stop."""
+    range_bytes = min(RANGE_BYTES, max(MIN_RANGE_BYTES,
+                                       -(-os.path.getsize(path) // (2 * workers))))
+    jobs = [(os.fspath(path), a, b, split, lowercase, special_tokens)
+            for a, b in plan_ranges(path, "gpt2", special_tokens, range_bytes)]
+    counts: Counter[str] = Counter()
+    on_range = on_range or (lambda size: None)
+    context = multiprocessing.get_context(pool_start_method())
+    with context.Pool(min(workers, len(jobs))) as pool:
+        results = pool.imap_unordered(_count_words_job, jobs)
+        for _ in jobs:
+            while True:
+                try:
+                    size, part = results.next(timeout=WAIT_SECONDS)
+                    break
+                except multiprocessing.TimeoutError:
+                    on_range(0)
+            add_counts(counts, part)
+            on_range(size)
     return counts

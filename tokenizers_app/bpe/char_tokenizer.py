@@ -8,15 +8,20 @@ Training lives in ``char_bpe``.
 
 from __future__ import annotations
 
+import json
+from functools import cached_property
+
 import regex
 
 from .encoding_loop import merge_word, missing_keys
 from .special_tokens import (
+    allowed_special_tokens,
     check_allowed_special,
     check_special_tokens,
     special_regex,
     split_special,
 )
+from .token_table import TokenTable
 
 UNK = "<unk>"
 SPLITS = {"whitespace": r"\S+", "word_punct": r"\w+|[^\w\s]+"}  # \s is Unicode White_Space
@@ -86,6 +91,31 @@ class CharBPETokenizer:
     @property
     def vocab_size(self) -> int:
         return len(self.vocab)
+
+    @property
+    def options(self) -> dict:
+        """What a stored version keeps beside its pattern (the split) to rebuild this."""
+        return {"lowercase": self.lowercase, "unk_token": self.unk_token,
+                "end_of_word_suffix": self.suffix}
+
+    @cached_property
+    def token_table(self) -> TokenTable:
+        """Each id's display text (``display.token_text`` of its UTF-8), as the byte-level
+        ``Tokenizer.token_table`` gives it. Its byte lengths are not the spans of this
+        tokenizer's tokens (whitespace belongs to none): those are ``token_spans``."""
+        return TokenTable({i: text.encode() for i, text in self.vocab.items()})
+
+    def encoding_json(self, text: str, allowed_special=frozenset(),
+                      disallowed_special="all") -> str:
+        """``{"ids", "tokens", "spans"}`` of ``encode(text, ...)`` as JSON (what the API's encode
+        answers): the spans are ``token_spans``' byte offsets into the text."""
+        ids = self.encode(text, allowed_special, disallowed_special)
+        spans = self.token_spans(text, allowed_special_tokens(self.special_tokens,
+                                                              allowed_special))
+        if [token_id for token_id, _, _ in spans] != ids:  # one segmentation, two walks
+            raise AssertionError("token_spans and encode disagree")
+        return json.dumps({"ids": ids, "tokens": self.token_table.texts_of(ids),
+                           "spans": [[start, end] for _, start, end in spans]})
 
     def token_bytes(self, token_id: int) -> bytes:
         """The UTF-8 of the token's text, suffix included: ``b"w</w>"``."""

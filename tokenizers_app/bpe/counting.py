@@ -50,7 +50,7 @@ class FileRanges:
             return handle.read(max(0, end - start))
 
 
-def _ranges_of(source):
+def ranges_of(source):
     """A path becomes ``FileRanges``; a range reader is taken as it is."""
     return FileRanges(source) if isinstance(source, (str, os.PathLike)) else source
 
@@ -60,7 +60,7 @@ def plan_ranges(source, pattern: str, special_tokens: list[str],
     """Byte ranges ``[(start, end), ...]`` covering the file (a path or a range reader), each
     boundary a safe cut. A file without a safe cut near a boundary gets fewer, longer ranges.
     """
-    source = _ranges_of(source)
+    source = ranges_of(source)
     size = source.size
     line_cuts = PreTokenizer(pattern).line_cuts
     cuts = [0]
@@ -75,7 +75,7 @@ def plan_ranges(source, pattern: str, special_tokens: list[str],
 
 def find_cut(source, offset: int, size: int, special_tokens: list[str], line_cuts: bool) -> int:
     """The first safe cut at or after byte ``offset`` (``size`` when there is none)."""
-    source = _ranges_of(source)
+    source = ranges_of(source)
     longest = max((len(t) for t in special_tokens), default=0)
     back = 4 * longest + 4  # to see a special token that straddles ``offset``
     special = special_regex(special_tokens)
@@ -163,7 +163,7 @@ def count_range(path, start: int, end: int, pattern: str, special_tokens: list[s
     """Count the pre-tokens (as ``str``) of bytes ``[start, end)`` of a UTF-8 file (a path or
     a range reader, see ``FileRanges``; cut at characters). With ``tick``, the text is counted chunk by chunk (cut where pre-tokens cannot
     change) and ``tick(characters done, characters in all)`` is called after each."""
-    source = _ranges_of(path)
+    source = ranges_of(path)
     data = source.read(start, end)
     text = StrictUtf8(f"corpus file {source.name!r}", start).decode(data, final=True)
     pretokenizer = PreTokenizer(pattern)

@@ -4,7 +4,9 @@ control characters made visible. Used wherever a token is shown (pages, API JSON
 The convention: a space is ``·``, a newline ``↵``, a tab ``→``, a carriage return ``␍``; any
 other whitespace or control character is ``<U+XXXX>``; a byte that is not part of valid UTF-8 is
 ``<0xNN>``. ``token_segments`` says which part is which, so a page can style the escapes apart
-from literal text (a literal ``·`` or ``<0x41>`` in a token stays distinguishable there).
+from literal text (a literal ``·`` or ``<0x41>`` in a token stays distinguishable there). A
+character-level token's end-of-word suffix (``</w>``) is its own segment, ``wordend``, so a page
+shows it as a word end rather than as text (or markup).
 """
 
 from __future__ import annotations
@@ -13,13 +15,22 @@ import unicodedata
 
 VISIBLE = {" ": ("·", "space"), "\n": ("↵", "newline"), "\t": ("→", "tab"),
            "\r": ("␍", "newline")}
-Segment = tuple[str, str]  # (shown text, kind: text, space, newline, tab, control, byte)
+Segment = tuple[str, str]  # (shown text, kind: text, space, newline, tab, control, byte, wordend)
 
 
-def token_segments(token: bytes) -> list[Segment]:
-    """``token_segments(b" hi\\xe4") -> [("·", "space"), ("hi", "text"), ("<0xE4>", "byte")]``"""
+def token_segments(token: bytes, word_end: str = "") -> list[Segment]:
+    """``token_segments(b" hi\\xe4") -> [("·", "space"), ("hi", "text"), ("<0xE4>", "byte")]``;
+    with a character-level BPE's ``word_end``: ``token_segments(b"lo</w>", "</w>") ->
+    [("lo", "text"), ("</w>", "wordend")]``."""
+    text = bytes(token).decode("utf-8", "surrogateescape")
+    if word_end and text.endswith(word_end) and text != word_end:
+        return _segments(text[:-len(word_end)]) + [(word_end, "wordend")]
+    return _segments(text)
+
+
+def _segments(text: str) -> list[Segment]:
     segments: list[Segment] = []
-    for char in bytes(token).decode("utf-8", "surrogateescape"):
+    for char in text:
         shown, kind = _show(char)
         if segments and kind == "text" and segments[-1][1] == "text":
             segments[-1] = (segments[-1][0] + shown, kind)

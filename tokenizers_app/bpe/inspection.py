@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from itertools import accumulate
 
 WordTokens = tuple[str, int, list[int]]  # (word, count, ids)
 
 
 def merge_tree(tokenizer, token_id: int) -> dict:
-    """How token ``token_id`` was built, down to single bytes: ``{"id", "token", "rank",
-    "count", "children": [left, right]}``, where ``rank`` is the merge that made the token (the
+    """How token ``token_id`` was built, down to single bytes (or a character-level alphabet's
+    symbols): ``{"id", "token", "rank", "count", "children": [left, right], "special"}``, where ``rank`` is the merge that made the token (the
     lowest such rank) and ``count`` its count when training chose it; single bytes, special
     tokens and tokens no merge makes are leaves (``rank`` None). Built without recursion, so a
     token of 1000 bytes grown one byte at a time is fine.
@@ -30,7 +31,8 @@ def merge_tree(tokenizer, token_id: int) -> dict:
         token = tokenizer.vocab[node_id]
         rank = None if node_id in special or len(token) == 1 else made_by.get(token)
         count = counts[rank] if rank is not None and counts else None
-        return {"id": node_id, "token": token, "rank": rank, "count": count, "children": []}
+        return {"id": node_id, "token": token, "rank": rank, "count": count, "children": [],
+                "special": node_id in special}
 
     root = node(token_id)
     stack = [root]
@@ -62,10 +64,12 @@ def _merge_index(tokenizer) -> tuple[dict[bytes, int], dict[bytes, int]]:
 
 
 def token_length_histogram(tokenizer) -> list[tuple[int, int]]:
-    """``(length in bytes, number of tokens)``, shortest first, special tokens left out."""
+    """``(length in bytes, number of tokens)``, shortest first, special tokens left out (a
+    character-level token without its end-of-word suffix)."""
     special = set(tokenizer.special_ids.values())
-    lengths = Counter(len(token) for token_id, token in tokenizer.vocab.items()
-                      if token_id not in special)
+    suffix = getattr(tokenizer, "suffix", None)  # a character-level token: its text's UTF-8
+    lengths = Counter(len(token.removesuffix(suffix).encode()) if suffix else len(token)
+                      for token_id, token in tokenizer.vocab.items() if token_id not in special)
     return sorted(lengths.items())
 
 
@@ -85,10 +89,14 @@ def frequent_word_tokens(tokenizer, lines: Iterable[str], top: int = 2000) -> li
 
 
 def words_split_differently(per_version: list[list[WordTokens]],
-                            vocabs: list[dict[int, bytes]]) -> list[tuple[str, int, list]]:
+                            vocabs: list[dict], suffixes: list[str] | None = None
+                            ) -> list[tuple[str, int, list]]:
     """The words found in every list whose tokens (as bytes, since ids differ between
     vocabularies) are not the same in every version, most frequent first: ``(word, count,
-    [ids of each version])``."""
+    [ids of each version])``. Beside a character-level version (``suffixes``: each version's
+    end-of-word suffix, "" for byte-level) a word differs where the versions cut it at
+    different places: ``low</w>`` and `` low`` cut ``low`` alike."""
+    suffixes = suffixes or [""] * len(vocabs)
     by_word = [{word: ids for word, _count, ids in words} for words in per_version]
     differing = []
     for word, count, _ids in per_version[0]:
@@ -97,6 +105,21 @@ def words_split_differently(per_version: list[list[WordTokens]],
         ids = [found[word] for found in by_word]
         spellings = {tuple(vocab[i] for i in version_ids)
                      for vocab, version_ids in zip(vocabs, ids)}
+        if any(suffixes) and len(spellings) > 1:
+            spellings = {_cuts([vocab[i] for i in version_ids], suffix)
+                         for vocab, version_ids, suffix in zip(vocabs, ids, suffixes)}
         if len(spellings) > 1:
             differing.append((word, count, ids))
     return sorted(differing, key=lambda item: (-item[1], item[0]))
+
+
+def _cuts(tokens: list, suffix: str) -> tuple:
+    """Where tokens cut a word, as byte offsets into it (leading whitespace and end-of-word
+    suffixes left out): ``_cuts([b" lo", b"w"], "") -> (2,)``; ``_cuts(["lo", "w</w>"],
+    "</w>") -> (2,)``."""
+    pieces = [t.removesuffix(suffix).encode() if isinstance(t, str) and suffix else
+              t.encode() if isinstance(t, str) else bytes(t) for t in tokens]
+    data = b"".join(pieces)
+    lead = len(data) - len(data.lstrip())
+    offsets = accumulate(map(len, pieces))
+    return tuple(o - lead for o in offsets if lead < o < len(data))

@@ -2,8 +2,10 @@
 runs (which add only their ``MAX_VOCAB_SIZE``) and its forms, API and commands.
 
 A bad value raises ``Invalid`` (a ``ValueError``) whose ``field`` is the name of the parameter in
-the API and the forms (``vocab_size``, ``special_tokens``, ``pattern``, ``min_frequency``,
-``sweep``), so an interface shows the message beside the input it is about.
+the API and the forms (``algorithm``, ``vocab_size``, ``special_tokens``, ``pattern``,
+``min_frequency``, ``sweep``, and for character-level BPE ``lowercase``, ``split`` and
+``min_word_frequency``), so an interface shows the message beside the input it is about. A
+parameter given (not None) that does not apply to the algorithm is refused, never ignored.
 """
 
 from __future__ import annotations
@@ -13,7 +15,14 @@ from dataclasses import dataclass, field
 from ..errors import Invalid
 from .checks import is_int
 from .pretokenize import PreTokenizer
+from .char_tokenizer import SPLITS as SPLIT_REGEXES
+from .char_tokenizer import UNK
 from .special_tokens import check_special_tokens
+
+ALGORITHMS = ("byte_bpe", "char_bpe")
+SPLITS = tuple(SPLIT_REGEXES)  # character-level BPE's word splits
+BYTE_ONLY = ("pattern",)  # parameters of one algorithm only
+CHAR_ONLY = ("lowercase", "split", "min_word_frequency")
 
 MIN_FREQUENCY_BOUNDS = (1, 2**31 - 1)
 """The least and the greatest ``min_frequency``: a pair seen once may merge; the greatest is the
@@ -31,32 +40,101 @@ class TrainingParameters:
     pattern: str = "gpt2"
     min_frequency: int = 1
     sweep: list[int] = field(default_factory=list)
+    algorithm: str = "byte_bpe"
+    lowercase: bool = False  # the three of character-level BPE (their defaults for byte_bpe)
+    split: str = "whitespace"
+    min_word_frequency: int = 1
+
+    @property
+    def options(self) -> dict:
+        """What a run keeps beside its columns: the sweep, and character-level BPE's three."""
+        found: dict = {"sweep": self.sweep} if self.sweep else {}
+        if self.algorithm == "char_bpe":
+            found.update(lowercase=self.lowercase, split=self.split,
+                         min_word_frequency=self.min_word_frequency)
+        return found
 
 
-def check_training_parameters(*, vocab_size, special_tokens=(), pattern="gpt2", min_frequency=1,
-                              sweep=(), max_vocab_size: int | None = None) -> TrainingParameters:
-    """The parameters of a byte-level BPE training, checked:
+def check_training_parameters(*, vocab_size, special_tokens=None, pattern=None, min_frequency=1,
+                              sweep=(), max_vocab_size: int | None = None,
+                              algorithm="byte_bpe", lowercase=None, split=None,
+                              min_word_frequency=None) -> TrainingParameters:
+    """The parameters of a training, checked:
     ``check_training_parameters(vocab_size=300, special_tokens=["<s>"], sweep=[280])
-    -> TrainingParameters(300, ["<s>"], "gpt2", 1, [280])``."""
-    special_tokens = check_special_tokens(special_tokens)
+    -> TrainingParameters(300, ["<s>"], "gpt2", 1, [280])``;
+    ``check_training_parameters(algorithm="char_bpe", vocab_size=500, split="word_punct")`` has
+    the special tokens ``["<unk>"]``. ``None`` is "not given": the algorithm's default. A
+    parameter of the other algorithm given (``pattern`` with ``char_bpe``, ``lowercase`` with
+    ``byte_bpe``) raises ``Invalid`` naming it."""
+    algorithm = check_algorithm(algorithm)
+    given = {"pattern": pattern, "lowercase": lowercase, "split": split,
+             "min_word_frequency": min_word_frequency}
+    other = CHAR_ONLY if algorithm == "byte_bpe" else BYTE_ONLY
+    for name in other:
+        if given[name] is not None:
+            raise Invalid(f"{name} does not apply to {algorithm} (it is a parameter of "
+                          f"{'char_bpe' if algorithm == 'byte_bpe' else 'byte_bpe'} only): "
+                          f"leave it out", field=name)
+    if algorithm == "char_bpe":
+        return _check_char(vocab_size, special_tokens, min_frequency, sweep, max_vocab_size,
+                           lowercase, split, min_word_frequency)
+    special_tokens = check_special_tokens(special_tokens or ())
     vocab_size = check_vocab_size(vocab_size, len(special_tokens), max_vocab_size)
     min_frequency = check_min_frequency(min_frequency)
     sweep = check_sweep(sweep, vocab_size, len(special_tokens))
-    return TrainingParameters(vocab_size, special_tokens, PreTokenizer(pattern).pattern,
+    return TrainingParameters(vocab_size, special_tokens,
+                              PreTokenizer("gpt2" if pattern is None else pattern).pattern,
                               min_frequency, sweep)
 
 
-def check_vocab_size(vocab_size, num_special: int, maximum: int | None = None) -> int:
-    """A vocab size holds the 256 bytes and the special tokens, and at most ``maximum`` ids (the
-    registry's ``MAX_VOCAB_SIZE``): ``check_vocab_size(300, 1) -> 300``;
-    ``check_vocab_size(256, 1)`` raises ``Invalid``."""
-    low = 256 + num_special
+def _check_char(vocab_size, special_tokens, min_frequency, sweep, max_vocab_size, lowercase,
+                split, min_word_frequency) -> TrainingParameters:
+    special_tokens = check_special_tokens([UNK] if special_tokens is None else special_tokens)
+    if UNK not in special_tokens:
+        raise Invalid(f"character-level BPE needs the unknown token {UNK!r} among its special "
+                      f"tokens (characters never seen in training encode to it); got "
+                      f"{special_tokens!r}", field="special_tokens")
+    vocab_size = check_vocab_size(vocab_size, len(special_tokens), max_vocab_size, base=0)
+    lowercase = False if lowercase is None else lowercase
+    if not isinstance(lowercase, bool):
+        raise Invalid(f"lowercase must be true or false, got {lowercase!r}", field="lowercase")
+    split = "whitespace" if split is None else split
+    if split not in SPLITS:
+        raise Invalid(f"split must be one of {', '.join(SPLITS)} (whitespace: runs of "
+                      f"non-space characters; word_punct: runs of letters and digits, and runs "
+                      f"of punctuation), got {split!r}", field="split")
+    min_word_frequency = 1 if min_word_frequency is None else min_word_frequency
+    if not is_int(min_word_frequency) or not \
+            MIN_FREQUENCY_BOUNDS[0] <= min_word_frequency <= MIN_FREQUENCY_BOUNDS[1]:
+        raise Invalid(f"min word frequency must be an integer from {MIN_FREQUENCY_BOUNDS[0]} to "
+                      f"{MIN_FREQUENCY_BOUNDS[1]}, got {min_word_frequency!r}",
+                      field="min_word_frequency")
+    return TrainingParameters(vocab_size, special_tokens, split, check_min_frequency(min_frequency),
+                              check_sweep(sweep, vocab_size, len(special_tokens), base=0),
+                              "char_bpe", lowercase, split, min_word_frequency)
+
+
+def check_algorithm(algorithm) -> str:
+    """``check_algorithm("char_bpe") -> "char_bpe"``; anything not in ``ALGORITHMS`` raises."""
+    if algorithm not in ALGORITHMS:
+        raise Invalid(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}",
+                      field="algorithm")
+    return algorithm
+
+
+def check_vocab_size(vocab_size, num_special: int, maximum: int | None = None,
+                     base: int = 256) -> int:
+    """A vocab size holds the 256 bytes (``base``; 0 for character-level BPE, whose alphabet is
+    known once the corpus is counted and always kept) and the special tokens, and at most ``maximum`` ids (the registry's ``MAX_VOCAB_SIZE``): ``check_vocab_size(300, 1) ->
+    300``; ``check_vocab_size(256, 1)`` raises ``Invalid``."""
+    low = base + num_special
     if not is_int(vocab_size) or vocab_size < low or (maximum is not None and vocab_size > maximum):
         upto = f" to {maximum} (MAX_VOCAB_SIZE)" if maximum is not None else " or more"
+        held = (f"256 bytes + {num_special} special token{'' if num_special == 1 else 's'}"
+                if base else f"{num_special} special token{'' if num_special == 1 else 's'}; "
+                             f"the alphabet seen in training is always kept")
         raise Invalid(f"vocab size {vocab_size!r} is out of bounds: it must be an integer from "
-                      f"{low} (256 bytes + {num_special} special "
-                      f"token{'' if num_special == 1 else 's'}){upto}",
-                      field="vocab_size")
+                      f"{low} ({held}){upto}", field="vocab_size")
     return vocab_size
 
 
@@ -72,11 +150,11 @@ def check_min_frequency(min_frequency) -> int:
     return min_frequency
 
 
-def check_sweep(sizes, vocab_size: int, num_special: int) -> list[int]:
-    """The distinct smaller vocab sizes of a sweep, in order; each must hold the bytes and the
-    special tokens and be below ``vocab_size``: ``check_sweep([300, 280, 300], 400, 1) ->
-    [280, 300]``."""
-    low = 256 + num_special
+def check_sweep(sizes, vocab_size: int, num_special: int, base: int = 256) -> list[int]:
+    """The distinct smaller vocab sizes of a sweep, in order; each must hold the bytes (``base``)
+    and the special tokens and be below ``vocab_size``: ``check_sweep([300, 280, 300], 400, 1)
+    -> [280, 300]``."""
+    low = base + num_special
     sizes = list(sizes or ())
     for size in sizes:
         if not is_int(size) or not low <= size < vocab_size:

@@ -8,8 +8,9 @@ from itertools import accumulate
 
 
 def token_groups(tokenizer, text: str) -> list[dict]:
-    """``{"ids": [...], "tokens": [bytes, ...], "text": str, "bytes": bytes, "start": int}`` per
-    group, in order (``start``: its first byte's offset in the text's UTF-8), from the
+    """``{"ids": [...], "tokens": [bytes, ...], "text": str, "bytes": bytes, "start": int,
+    "unknown": bool}`` per group, in order (``start``: its first byte's offset in the text's
+    UTF-8; ``unknown``: a token is the tokenizer's ``<unk>``), from the
     tokenizer's ``token_spans`` (so baselines work too). With byte tokens, ``"a€"`` gives
     ``[{"ids": [97], "tokens": [b"a"], "text": "a", "bytes": b"a", "start": 0}, {"ids": [226, 130,
     172], "tokens": [b"\\xe2", b"\\x82", b"\\xac"], "text": "€", ..., "start": 1}]``."""
@@ -17,13 +18,15 @@ def token_groups(tokenizer, text: str) -> list[dict]:
     ends = set(range(len(data) + 1)) if len(data) == len(text) else \
         set(accumulate(map(len, map(str.encode, text))))  # where each character ends
     groups, ids, tokens, group_start = [], [], [], 0
+    unk_id = getattr(tokenizer, "unk_id", None)  # a character-level BPE's <unk>
     for token_id, start, end in tokenizer.token_spans(text, ()):
         ids.append(token_id)
         tokens.append(data[start:end])
         if end in ends:
             spelled = data[group_start:end]
             groups.append({"ids": ids, "tokens": tokens, "text": spelled.decode(),
-                           "bytes": spelled, "start": group_start})
+                           "bytes": spelled, "start": group_start,
+                           "unknown": unk_id is not None and unk_id in ids})
             ids, tokens, group_start = [], [], end
     return groups
 

@@ -42,6 +42,8 @@ class Tokenizer:
 
     algorithm = "byte_bpe"
     cache_size = CACHE_SIZE
+    unk_id = None  # byte-level BPE spells every text: it has no unknown token
+    options: dict = {}  # nothing beside the pattern (character-level BPE keeps its options)
 
     def __init__(self, vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
                  special_tokens=(), pattern: str = "gpt2", merge_counts: list[int] | None = None):
@@ -199,6 +201,13 @@ class Tokenizer:
     def _allowed(self, allowed_special, disallowed_special, text: str) -> list[str]:
         return check_allowed_special(self.special_tokens, allowed_special, disallowed_special,
                                      text)
+
+    def encoding_json(self, text: str, allowed_special=frozenset(),
+                      disallowed_special="all") -> str:
+        """``{"ids", "tokens", "spans"}`` of ``encode(text, ...)`` as JSON, joined from texts kept
+        per tokenizer (``TokenTable.encoding_json``; the API's encode answers it)."""
+        return self.token_table.encoding_json(self.encode(text, allowed_special,
+                                                          disallowed_special))
 
     def encode_iterable(self, texts: Iterable[str], allowed_special=frozenset(),
                         disallowed_special="all") -> Iterator[int]:

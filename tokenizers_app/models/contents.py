@@ -67,7 +67,8 @@ class VocabQuerySet(models.QuerySet):
 
 
     def learned(self):
-        """The tokens training learned, or an import added: neither special nor single bytes."""
+        """The tokens training learned, or an import added: neither special nor single bytes
+        (nor a character-level alphabet's symbols)."""
         return self.filter(kind__in=[VocabEntry.Kind.MERGE, VocabEntry.Kind.ADDED])
 
     def by(self, sort: str):
@@ -79,13 +80,15 @@ class VocabQuerySet(models.QuerySet):
 
 class VocabEntry(models.Model):
     """Token ``token_id`` of a version and its bytes. ``kind``: a special token, one of the 256
-    single bytes, the result of a merge, or ``added`` (neither: an imported extra token)."""
+    single bytes, the result of a merge, ``added`` (neither: an imported extra token), or a
+    symbol of a character-level alphabet (its text's UTF-8, ``</w>`` included)."""
 
     class Kind(models.TextChoices):  # the core's VOCAB_KINDS, in its order
         SPECIAL = VOCAB_KINDS[0]
         BYTE = VOCAB_KINDS[1]
         MERGE = VOCAB_KINDS[2]
         ADDED = VOCAB_KINDS[3]
+        SYMBOL = VOCAB_KINDS[4]  # a character of a character-level alphabet (``w``, ``w</w>``)
 
     pk = models.CompositePrimaryKey("version", "token_id")
     version = models.ForeignKey("TokenizerVersion", on_delete=models.CASCADE, db_constraint=False,

@@ -70,12 +70,14 @@ class TrainingRun(models.Model):
     corpora = models.ManyToManyField(Corpus, related_name="runs")
     algorithm = models.CharField(max_length=20, choices=Algorithm.choices,
                                  default=Algorithm.BYTE_BPE)
-    pattern = models.TextField(default="gpt2")
+    pattern = models.TextField(default="gpt2", blank=True,
+                               help_text="byte-level BPE only (empty for character-level BPE)")
     vocab_size = models.PositiveIntegerField()
     special_tokens = models.JSONField(default=list, blank=True)
     min_frequency = models.PositiveIntegerField(default=1)
     options = models.JSONField(default=dict, blank=True,
-                               help_text='e.g. {"sweep": [8000, 16000]}')
+                               help_text='e.g. {"sweep": [8000, 16000]}; character-level BPE: '
+                                         '{"lowercase", "split", "min_word_frequency"}')
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED,
                               db_index=True)
     stage = models.CharField(max_length=10, choices=Stage.choices, blank=True)
@@ -112,6 +114,14 @@ class TrainingRun(models.Model):
     @property
     def sweep(self) -> list[int]:
         return list(self.options.get("sweep", []))
+
+    @property
+    def char_options(self) -> dict:
+        """Character-level BPE's ``lowercase``, ``split`` and ``min_word_frequency`` (empty for
+        byte-level BPE)."""
+        if self.algorithm != Algorithm.CHAR_BPE:
+            return {}
+        return {key: self.options[key] for key in ("lowercase", "split", "min_word_frequency")}
 
     @property
     def stop_reason(self) -> str:

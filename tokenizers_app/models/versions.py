@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from tokenizers_app.bpe import CharBPETokenizer
 from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
 from tokenizers_app.bpe.inspection import token_length_histogram
@@ -146,7 +147,7 @@ class TokenizerVersion(models.Model):
         TRAINING = "training"
         IMPORT = "import"
 
-    IMMUTABLE_FIELDS = ("tokenizer_id", "number", "status", "algorithm", "pattern",
+    IMMUTABLE_FIELDS = ("tokenizer_id", "number", "status", "algorithm", "pattern", "options",
                         "special_tokens", "vocab_size", "merge_count", "digest", "source",
                         "source_detail")  # a ready version stays ready
 
@@ -155,7 +156,10 @@ class TokenizerVersion(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.BUILDING)
     algorithm = models.CharField(max_length=20, choices=Algorithm.choices,
                                  default=Algorithm.BYTE_BPE)
-    pattern = models.TextField()
+    pattern = models.TextField(help_text="byte-level BPE: the pattern; character-level BPE: the "
+                                         "split (whitespace or word_punct)")
+    options = models.JSONField(default=dict, blank=True, help_text=(
+        'character-level BPE: {"lowercase", "unk_token", "end_of_word_suffix"}'))
     special_tokens = models.JSONField(default=list, blank=True)
     vocab_size = models.PositiveIntegerField()
     merge_count = models.PositiveIntegerField()
@@ -187,6 +191,28 @@ class TokenizerVersion(models.Model):
         return self.label
 
     @property
+    def word_end(self) -> str:
+        """A character-level version's end-of-word suffix (``</w>``), "" for byte-level."""
+        return self.options.get("end_of_word_suffix", "") if self.options else ""
+
+    @property
+    def alphabet_size(self) -> int:
+        """The base symbols: 256 bytes, or a character-level version's alphabet (what is
+        neither special nor made by a merge)."""
+        if self.algorithm != Algorithm.CHAR_BPE:
+            return 256
+        return self.vocab_entries.filter(kind=VocabEntry.Kind.SYMBOL).count()
+
+    @property
+    def first_merge_id(self) -> int | None:
+        """The id of merge 0's token when the ids are special tokens, base symbols (bytes or
+        an alphabet), then one per merge, as in every trained version; else None."""
+        if self.standard_layout or (self.algorithm == Algorithm.CHAR_BPE
+                                    and self.source == self.Source.TRAINING):
+            return self.vocab_size - self.merge_count
+        return None
+
+    @property
     def label(self) -> str:
         return f"{self.tokenizer.name}@{self.number}"
 
@@ -214,7 +240,8 @@ class TokenizerVersion(models.Model):
                  "training_run": None}
         if run is not None:
             found["training_run"] = {
-                "id": run.pk, "vocab_size": run.vocab_size, "pattern": run.pattern,
+                "id": run.pk, "algorithm": run.algorithm, **run.char_options,
+                "vocab_size": run.vocab_size, "pattern": run.pattern,
                 "special_tokens": run.special_tokens, "min_frequency": run.min_frequency,
                 "sweep": run.sweep, "stage_seconds": run.stage_seconds,
                 "merges_per_second": run.merges_per_second,
@@ -232,12 +259,15 @@ class TokenizerVersion(models.Model):
         created this version)."""
         pk = self.pk
         counts = tokenizer.merge_counts or [None] * len(tokenizer.merges)
+        merges = tokenizer.merges if self.algorithm == Algorithm.BYTE_BPE else \
+            [(left.encode(), right.encode()) for left, right in tokenizer.merges]  # text
         merge_rows = ((pk, rank, left, right, count)
-                      for rank, ((left, right), count) in enumerate(zip(tokenizer.merges, counts)))
+                      for rank, ((left, right), count) in enumerate(zip(merges, counts)))
         bulk_insert(MergeRule, ["version_id", "rank", "left", "right", "count"], merge_rows)
         bulk_insert(VocabEntry, ["version_id", "token_id", "token", "kind"],
                     ((pk, i, token, kind) for i, token, kind in vocab_kinds(tokenizer)))
-        self.standard_layout = has_standard_layout(tokenizer)
+        self.standard_layout = self.algorithm == Algorithm.BYTE_BPE and \
+            has_standard_layout(tokenizer)
         TokenizerVersion.objects.filter(pk=pk).update(standard_layout=self.standard_layout)
 
     def cached_tokenizer(self) -> CoreTokenizer:
@@ -259,9 +289,12 @@ class TokenizerVersion(models.Model):
         served, exported or evaluated."""
         try:
             vocab, merges, counts, special_ids = self.read_contents()
-            tokenizer = CoreTokenizer(vocab, merges, special_ids, self.pattern,
-                                      merge_counts=counts)
-        except (ValueError, KeyError) as exc:
+            if self.algorithm == Algorithm.CHAR_BPE:
+                tokenizer = self._char_tokenizer(vocab, merges, counts, special_ids)
+            else:
+                tokenizer = CoreTokenizer(vocab, merges, special_ids, self.pattern,
+                                          merge_counts=counts)
+        except (ValueError, KeyError, UnicodeDecodeError) as exc:
             raise Damaged(f"damaged version {self.label}: its rows no longer make a "
                                  f"tokenizer ({exc}); it is not served. Run manage.py "
                                  f"verify") from None
@@ -270,6 +303,17 @@ class TokenizerVersion(models.Model):
                                  f"than the {self.digest[:12]}… recorded when it was made (a "
                                  f"merge or vocab row was lost or changed); it is not served. "
                                  f"Run manage.py verify")
+        return tokenizer
+
+    def _char_tokenizer(self, vocab, merges, counts, special_ids) -> CharBPETokenizer:
+        """A character-level version's tokenizer: its rows hold the symbols' UTF-8."""
+        tokenizer = CharBPETokenizer(
+            {i: bytes(token).decode() for i, token in vocab.items()},
+            [(bytes(left).decode(), bytes(right).decode()) for left, right in merges],
+            list(special_ids), self.options["unk_token"], self.options["end_of_word_suffix"],
+            self.options["lowercase"], self.pattern, counts)
+        if tokenizer.special_ids != special_ids:
+            raise ValueError(f"special token ids {special_ids} do not match the vocab")
         return tokenizer
 
     def read_contents(self):

@@ -15,7 +15,9 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from ..bpe import TrainingCancelled, TrainResult
+from ..bpe.char_bpe import CharTrainResult
 from ..bpe.canonical import content_digest
+from ..bpe.char_bpe import prefix_char_tokenizer
 from ..bpe.compiled import CORE_PATH
 from ..bpe.training import prefix_tokenizer
 from ..errors import REFUSALS, is_disk_full
@@ -155,12 +157,14 @@ class Heartbeat(threading.Thread):
             self.join(timeout=10)
 
 
-def save_training_result(*, run: TrainingRun, reporter: RunReporter, result: TrainResult) -> None:
+def save_training_result(*, run: TrainingRun, reporter: RunReporter,
+                         result: TrainResult | CharTrainResult) -> None:
     """Save the run's versions (the full vocab size, and each sweep size) and mark it succeeded,
     in one transaction; a cancel that arrived meanwhile wins and nothing is saved."""
     reporter.progress(Stage.SAVE, 0, 1)
     full = result.tokenizer()
-    cores = [prefix_tokenizer(full, size) for size in run.sweep] + [full]
+    prefix = prefix_char_tokenizer if run.algorithm == "char_bpe" else prefix_tokenizer
+    cores = [prefix(full, size) for size in run.sweep] + [full]
     digests = [content_digest(core) for core in cores]
     with transaction.atomic():
         locked = run.owned(run.attempt).select_for_update().first()

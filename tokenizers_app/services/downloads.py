@@ -27,7 +27,7 @@ NOTHING_WRITTEN = "nothing was written"  # a full disk (NoRoom, 507): no file, w
 def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[str, bytes]:
     """The files of a version in ``format``, cached under ``MEDIA_ROOT/exports`` by digest
     (with a bucket as the store: rendered anew; the download is what is kept there)."""
-    check_format(format)
+    check_format(format, version.algorithm)  # a format that cannot hold it names those that can
     name = version.tokenizer.name
     if get_store().kind != "local":
         return dumps_tokenizer(version.load_tokenizer(), format, name)

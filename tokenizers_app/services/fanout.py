@@ -1,4 +1,6 @@
 """Counting a large corpus on several workers: one count task per byte range, then one merge task.
+Byte-level BPE counts pre-tokens, character-level BPE words (``char_bpe.count_words_range``);
+both cut the corpus at the same safe points (after a newline or a special token).
 
 A Celery chord needs a result backend, and job state lives in the database instead: each count
 task marks its ``CountPart`` done, and the one that finishes the last part (decided under a lock
@@ -17,9 +19,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from .. import tasks
+from ..bpe.char_bpe import count_words_range, train_char_from_counts
 from ..bpe.counting import add_counts, count_range, plan_ranges
 from ..bpe.training import Ticker, train_from_counts
-from ..models import Corpus, CountPart, TrainingRun
+from ..models import Algorithm, Corpus, CountPart, TrainingRun
 from ..storage import ObjectRanges, get_store
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
 from .queue import send_on_commit
@@ -30,8 +33,9 @@ Status, Stage = TrainingRun.Status, TrainingRun.Stage
 
 def fan_out_counting(*, run: TrainingRun) -> None:
     """Split the run's corpora into byte ranges at safe cuts and enqueue one count task each."""
+    pattern = run.pattern if run.algorithm == Algorithm.BYTE_BPE else "gpt2"  # cut at lines
     ranges = [(corpus, start, end) for corpus in run.corpora.order_by("name")
-              for start, end in plan_ranges(corpus_ranges(corpus), run.pattern,
+              for start, end in plan_ranges(corpus_ranges(corpus), pattern,
                                             run.special_tokens, settings.FANOUT_PART_BYTES)]
     with transaction.atomic():
         if run.owned(run.attempt).select_for_update().first() is None:
@@ -56,10 +60,16 @@ def count_corpus_part(*, part_id: int, worker: str = "") -> None:
     reporter = RunReporter(run, track_progress=False)
     with recording_outcome(run):
         ticker = Ticker(reporter.progress, reporter.should_stop)
-        # only this part's bytes are read (one ranged read from a bucket)
-        counts = count_range(corpus_ranges(part.corpus), part.start, part.end, run.pattern,
-                             run.special_tokens, lambda done, total: ticker(Stage.COUNT, done,
-                                                                            total))
+        def tick(done, total):  # noqa: E306
+            ticker(Stage.COUNT, done, total)
+        source = corpus_ranges(part.corpus)  # only this part's bytes are read (one ranged read)
+        if run.algorithm == Algorithm.CHAR_BPE:  # words (lowercased when asked), not pre-tokens
+            counts = count_words_range(source, part.start, part.end,
+                                       run.char_options["split"], run.char_options["lowercase"],
+                                       run.special_tokens, tick)
+        else:
+            counts = count_range(source, part.start, part.end, run.pattern,
+                                 run.special_tokens, tick)
         name = _part_counts_name(part)
         # written whole or not at all (a full disk fails the attempt in words)
         get_store().write_bytes(name, json.dumps(counts, ensure_ascii=False).encode())
@@ -100,10 +110,19 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
     elapsed = (timezone.now() - run.started_at).total_seconds()
     reporter = RunReporter(run, seconds={Stage.COUNT: elapsed})
     with recording_outcome(run):
-        result = train_from_counts(
-            merged_part_counts(run=run, attempt=attempt), run.vocab_size, run.special_tokens,
-            run.pattern, run.min_frequency, progress=reporter.progress,
-            should_stop=reporter.should_stop, max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
+        counts = merged_part_counts(run=run, attempt=attempt)
+        if run.algorithm == Algorithm.CHAR_BPE:
+            options = run.char_options
+            result = train_char_from_counts(
+                {word.decode(): count for word, count in counts.items()}, run.vocab_size,
+                run.special_tokens, options["lowercase"], options["split"],
+                options["min_word_frequency"], run.min_frequency, progress=reporter.progress,
+                should_stop=reporter.should_stop)
+        else:
+            result = train_from_counts(
+                counts, run.vocab_size, run.special_tokens, run.pattern, run.min_frequency,
+                progress=reporter.progress, should_stop=reporter.should_stop,
+                max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
         save_training_result(run=run, reporter=reporter, result=result)
     if not settings.FANOUT_KEEP_COUNTS:
         _remove_part_files(run_id, attempt)  # only this attempt's: a newer one may be counting

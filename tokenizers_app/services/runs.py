@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .. import tasks
-from ..bpe import train_bpe
+from ..bpe import train_bpe, train_char_bpe
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
@@ -30,31 +30,39 @@ log = logging.getLogger(__name__)
 Status = TrainingRun.Status
 
 
-def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special_tokens=(),
-                       pattern: str = "gpt2", min_frequency: int = 1, sweep=(),
+def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special_tokens=None,
+                       pattern: str | None = None, min_frequency: int = 1, sweep=(),
+                       algorithm: str = Algorithm.BYTE_BPE, lowercase: bool | None = None,
+                       split: str | None = None, min_word_frequency: int | None = None,
                        created_by=OPERATOR) -> TrainingRun:
     """Validate the parameters, commit the run row, and enqueue its task once committed.
 
     ``corpora``: Corpus objects or corpus names. ``sweep``: smaller vocab sizes to register as
-    versions too, from the merge prefixes of the same run. The core checks the parameters
-    (``bpe.parameters``); the registry adds only its bound, ``MAX_VOCAB_SIZE``. ``created_by``
-    trains into a tokenizer it owns (or any, as staff), or a new one that it then owns.
+    versions too, from the merge prefixes of the same run. ``algorithm``: ``byte_bpe`` (with
+    ``pattern``) or ``char_bpe`` (with ``lowercase``, ``split``, ``min_word_frequency``); None
+    is "not given", and a parameter of the other algorithm given is refused. The core checks the
+    parameters (``bpe.parameters``); the registry adds only its bound, ``MAX_VOCAB_SIZE``.
+    ``created_by`` trains into a tokenizer it owns (or any, as staff), or a new one that it then
+    owns.
     """
     check_name("tokenizer", tokenizer_name)
     check_may_add_to(name=tokenizer_name, user=created_by)
-    params = check_training_parameters(vocab_size=vocab_size, special_tokens=special_tokens,
-                                       pattern=pattern, min_frequency=min_frequency, sweep=sweep,
-                                       max_vocab_size=settings.MAX_VOCAB_SIZE)
+    params = check_training_parameters(
+        algorithm=algorithm, vocab_size=vocab_size, special_tokens=special_tokens,
+        pattern=pattern, min_frequency=min_frequency, sweep=sweep, lowercase=lowercase,
+        split=split, min_word_frequency=min_word_frequency,
+        max_vocab_size=settings.MAX_VOCAB_SIZE)
     corpora = resolve_corpora(corpora)
-    check_pattern_on_samples(params.pattern, corpora)
+    char_level = params.algorithm == Algorithm.CHAR_BPE
+    if not char_level:
+        check_pattern_on_samples(params.pattern, corpora)
     unsent: list[Exception] = []
     with transaction.atomic():
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
         run = TrainingRun.objects.create(
-            tokenizer=tokenizer, algorithm=Algorithm.BYTE_BPE, vocab_size=params.vocab_size,
-            special_tokens=params.special_tokens, pattern=params.pattern,
-            min_frequency=params.min_frequency,
-            options={"sweep": params.sweep} if params.sweep else {},
+            tokenizer=tokenizer, algorithm=params.algorithm, vocab_size=params.vocab_size,
+            special_tokens=params.special_tokens, pattern="" if char_level else params.pattern,
+            min_frequency=params.min_frequency, options=params.options,
             created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)
         send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
@@ -120,6 +128,14 @@ def execute_training_run(*, run_id: int) -> None:
             paths = [copies.enter_context(local_copy(get_store(), corpus.file.name,
                                                      corpus.sha256, corpus.size_bytes))
                      for corpus in run.corpora.order_by("name")]
+            if run.algorithm == Algorithm.CHAR_BPE:
+                options = run.char_options
+                result = train_char_bpe(paths, run.vocab_size, run.special_tokens,
+                                        options["lowercase"], options["split"],
+                                        options["min_word_frequency"], run.min_frequency,
+                                        progress=reporter.progress,
+                                        should_stop=reporter.should_stop)
+                return save_training_result(run=run, reporter=reporter, result=result)
             result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
                                run.min_frequency, progress=reporter.progress,
                                should_stop=reporter.should_stop,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Max
 
+from ..bpe import CharBPETokenizer
 from ..bpe import Tokenizer as CoreTokenizer
 from ..bpe.canonical import content_digest
 from ..bpe.formats import PATTERNLESS_FORMATS, detect_format, loads_tokenizer
@@ -17,7 +18,7 @@ from .evaluations import queue_evaluation
 from .permissions import OPERATOR, check_may_add_version, recorded
 
 
-def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer, source: str, digest: str = "",
+def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer | CharBPETokenizer, source: str, digest: str = "",
                 source_detail: str = "", training_run=None, created_by=None) -> TokenizerVersion:
     """The version of ``tokenizer`` holding ``core``: the existing one with the same digest, or a
     new one numbered next, with all its rows. Call it inside a transaction, once who may add to
@@ -30,7 +31,7 @@ def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer, source: str, diges
     latest = tokenizer.versions.aggregate(latest=Max("number"))["latest"] or 0
     version = TokenizerVersion.objects.create(
         tokenizer=tokenizer, number=latest + 1, algorithm=core.algorithm, pattern=core.pattern,
-        special_tokens=core.special_tokens, vocab_size=len(core.vocab),
+        options=core.options, special_tokens=core.special_tokens, vocab_size=len(core.vocab),
         merge_count=len(core.merges), digest=digest, source=source,
         source_detail=source_detail[:255], training_run=training_run, created_by=created_by)
     version.write_contents(core)
@@ -70,10 +71,11 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
         raise Invalid("these files name their own pattern; a pattern is given only for GPT-2 "
                       "files (vocab.json + merges.txt), which hold none", field="pattern")
     core = loads_tokenizer(files, format, pattern=pattern)
-    if core.algorithm != Algorithm.BYTE_BPE:
-        raise Invalid(f"the registry keeps byte-level BPE tokenizers; these files hold a "
-                      f"{core.algorithm} tokenizer", field="files")
-    check_pattern(core.pattern)
+    if core.algorithm not in Algorithm.values:
+        raise Invalid(f"the registry keeps byte-level and character-level BPE tokenizers; these "
+                      f"files hold a {core.algorithm} tokenizer", field="files")
+    if core.algorithm == Algorithm.BYTE_BPE:
+        check_pattern(core.pattern)
     detail = source_detail or f"imported from {', '.join(sorted(files))}"
     with transaction.atomic():
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)

@@ -22,18 +22,31 @@ register = template.Library()
 
 
 @register.filter
-def token(value):
+def token(value, word_end=""):
+    """``{{ entry.token|token }}``; a character-level version's tokens with its end-of-word
+    suffix, ``{{ entry.token|token:version.word_end }}``, show it as a word end."""
     if value is None:
         return ""
     data = value.encode() if isinstance(value, str) else bytes(value)  # memoryview on Postgres
-    return _token_html(data)
+    return _token_html(data, word_end or "")
 
 
 @lru_cache(maxsize=65536)
-def _token_html(data: bytes):
-    parts = format_html_join("", '<span class="tok-{}">{}</span>',
-                             ((kind, shown) for shown, kind in token_segments(data)))
+def _token_html(data: bytes, word_end: str = ""):
+    parts = format_html_join("", '<span class="tok-{}"{}>{}</span>',
+                             ((kind, mark_safe(' title="end of word"') if kind == "wordend"
+                               else "", shown)
+                              for shown, kind in token_segments(data, word_end)))
     return format_html('<span class="tok">{}</span>', parts)
+
+
+@register.filter
+def token_length(value, word_end=""):
+    """A token's length in bytes; a character-level token's without its end-of-word suffix."""
+    data = bytes(value)
+    suffix = (word_end or "").encode()
+    return len(data[:-len(suffix)] if suffix and data.endswith(suffix) and data != suffix
+               else data)
 
 
 @register.filter
@@ -49,12 +62,14 @@ def token_groups(groups):
     ``bpe.token_groups``), kept small because a strip can hold 20,000 of them: its ids in
     ``data-i`` (shown on request, and in the detail panel), a class only when marked (``s``: a
     character cut into several tokens, ``data-n`` of them; ``d``: another version cuts this
-    text differently), no title; the colors come from the stylesheet (``nth-of-type``). A group
+    text differently; ``u``: a character outside a character-level version's alphabet, which
+    encodes to ``<unk>``), no title; the colors come from the stylesheet (``nth-of-type``). A group
     that holds a newline ends the strip's line."""
     parts = []
     for group in groups:
         ids = group["ids"]
-        marks = ("s" if len(ids) > 1 else "") + (" d" if group.get("differs") else "")
+        marks = ("s" if len(ids) > 1 else "") + (" d" if group.get("differs") else "") + \
+            (" u" if group.get("unknown") else "")
         extra = f' class="{marks.strip()}"' if marks else ""
         if len(ids) > 1:
             extra += f' data-n="{len(ids)}"'

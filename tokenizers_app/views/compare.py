@@ -81,8 +81,10 @@ def split_words(columns: list) -> list:
     samples = [e.word_tokens if e and e.word_tokens else None for _, e in columns]
     if len(samples) < 2 or None in samples:
         return []
-    vocabs = [v.cached_tokenizer().vocab for v, _ in columns]
-    found = words_split_differently(samples, vocabs)[:SPLIT_WORDS_SHOWN]
+    tokenizers = [v.cached_tokenizer() for v, _ in columns]
+    vocabs = [t.vocab for t in tokenizers]
+    found = words_split_differently(samples, vocabs, [getattr(t, "suffix", "")
+                                                      for t in tokenizers])[:SPLIT_WORDS_SHOWN]
     return [(word, count, [[vocab[i] for i in ids] for vocab, ids in zip(vocabs, per)])
             for word, count, per in found]
 
@@ -126,6 +128,7 @@ def playground(request):
         for (_, encoded), differs in zip(rows, mark_differences([e["groups"] for _, e in rows])):
             encoded["differs"] = differs
     others = max(len(rows) - 1, 0)
+    unknown = any(encoded["unknown"] for _, encoded in rows)
     baselines = [(name, len(baseline.encode_ordinary(text))) for name, baseline in BASELINES
                  ] if text else []  # counts alone: their strips would repeat the text
     link = share_link(refs, text)
@@ -133,7 +136,7 @@ def playground(request):
         "errors": errors, "text": text, "refs": refs, "rows": rows, "link": link,
         "baselines": baselines,
         "link_max": SHARE_LINK_MAX_CHARS, "most": PLAYGROUND_MAX_VERSIONS,
-        "others": others,
+        "others": others, "unknown": unknown,
         "choices": TokenizerVersion.objects.ready().select_related("tokenizer")
                                            .order_by("tokenizer__name", "-number")[:200]},
         status=status)
@@ -149,9 +152,12 @@ def share_link(refs: str, text: str) -> str | None:
 
 
 def _encoded(tokenizer, text: str) -> dict:
-    """The text's groups of tokens (``bpe.token_groups``), how many tokens, and how many
-    characters were cut into several tokens (and into how many tokens in all)."""
+    """The text's groups of tokens (``bpe.token_groups``), how many tokens, how many characters
+    were cut into several tokens (and into how many tokens in all), and how many groups hold an
+    unknown token (a character-level version's ``<unk>``; its text is ``unk_token``)."""
     groups = token_groups(tokenizer, text)
     cut = [len(g["ids"]) for g in groups if len(g["ids"]) > 1]
     return {"count": sum(len(g["ids"]) for g in groups), "groups": groups,
-            "cut_groups": len(cut), "cut_tokens": sum(cut)}
+            "cut_groups": len(cut), "cut_tokens": sum(cut),
+            "unknown": sum(g["unknown"] for g in groups),
+            "unk_token": getattr(tokenizer, "unk_token", None)}

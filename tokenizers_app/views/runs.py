@@ -35,11 +35,8 @@ def run_new(request):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            run = start_training_run(
-                corpora=[data["corpus"]], tokenizer_name=data["tokenizer"],
-                vocab_size=data["vocab_size"], special_tokens=data["special_tokens"],
-                pattern=form.pattern_value(), min_frequency=data["min_frequency"],
-                sweep=data["sweep"], created_by=request.user)
+            run = start_training_run(corpora=[data["corpus"]], tokenizer_name=data["tokenizer"],
+                                     created_by=request.user, **form.run_parameters())
         except QueueUnavailable as unsent:
             messages.warning(request, str(unsent))
             return redirect("run", run_id=unsent.record.pk)
@@ -79,13 +76,19 @@ def run_detail(request, run_id):
 def rerun_params(run: TrainingRun, corpora: list) -> dict:
     """The run form's fields for ``run``'s parameters, as GET parameters that prefill it
     ("Run again with changes")."""
+    common = {"tokenizer": run.tokenizer.name, "corpus": corpora[0].name if corpora else "",
+              "algorithm": run.algorithm, "vocab_size": run.vocab_size,
+              "min_frequency": run.min_frequency,
+              "special_tokens": "\n".join(run.special_tokens),
+              "sweep": ", ".join(map(str, run.sweep))}
+    if run.algorithm == "char_bpe":
+        options = run.char_options
+        return {**common, "split": options["split"],
+                "min_word_frequency": options["min_word_frequency"],
+                **({"lowercase": "on"} if options["lowercase"] else {})}
     named = run.pattern in {value for value, _ in PATTERNS if value != "custom"}
-    return {"tokenizer": run.tokenizer.name, "corpus": corpora[0].name if corpora else "",
-            "vocab_size": run.vocab_size, "min_frequency": run.min_frequency,
-            "special_tokens": "\n".join(run.special_tokens),
-            "pattern": run.pattern if named else "custom",
-            "custom_pattern": "" if named else run.pattern,
-            "sweep": ", ".join(map(str, run.sweep))}
+    return {**common, "pattern": run.pattern if named else "custom",
+            "custom_pattern": "" if named else run.pattern}
 
 
 @login_required

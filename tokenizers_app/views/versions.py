@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from ..bpe.formats import FORMATS
+from ..bpe.formats import FORMATS, KIND_FORMATS
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
 from ..errors import REFUSALS, NotFound
@@ -50,7 +50,8 @@ def version_detail(request, name, ref):
                        .order_by("corpus__name"))
     done = {e.corpus_id for e in evaluations if e.status != e.Status.FAILED}
     return render(request, "tokenizers_app/version.html", {
-        "version": version, "ref": ref, "lineage": version.lineage(), "formats": FORMATS,
+        "version": version, "ref": ref, "lineage": version.lineage(),
+        "formats": KIND_FORMATS.get(version.algorithm, FORMATS),
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
@@ -64,8 +65,10 @@ def usage_urls(request, version) -> dict:
     name, number = version.tokenizer.name, version.number
     def absolute(path: str) -> str:  # noqa: E306
         return request.build_absolute_uri(path)
-    return {"name": name, **{format: absolute(reverse("download", args=[name, number, format]))
-                             for format in ("hf", "transformers", "tiktoken")},
+    formats = KIND_FORMATS.get(version.algorithm, FORMATS)
+    return {"name": name, **{format.replace("-", "_"): absolute(reverse(
+                "download", args=[name, number, format]))
+             for format in ("hf", "transformers", "tiktoken", "subword-nmt") if format in formats},
             "encode": absolute(reverse("api:encode", args=[name, number]))}
 
 
@@ -104,7 +107,7 @@ def version_merges(request, name, ref):
     page = Paginator(merges.order_by("rank"), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "tokenizers_app/merges.html", {
         "version": version, "ref": ref, "page": page, "query": query,
-        "first_id": 256 + len(version.special_tokens) if version.standard_layout else None})
+        "first_id": version.first_merge_id})
 
 
 @readable

@@ -10,6 +10,11 @@ them for paths. Formats:
 - ``tiktoken``: ``<name>.tiktoken`` rank file plus ``<name>.json`` sidecar (``tiktoken.py``).
 - ``minbpe``: minbpe's ``<name>.model`` (``minbpe.py``; renumbers ids, see there).
 - ``transformers``: a folder that ``AutoTokenizer.from_pretrained`` loads (``transformers.py``).
+- ``subword-nmt``: ``codes.txt`` (``subword-nmt apply-bpe -c``) and ``vocab.json``, for
+  character-level BPE (``subword_nmt.py``).
+
+A format holds byte-level BPE (``BYTE_FORMATS``), character-level BPE (``CHAR_FORMATS``) or both;
+writing a tokenizer in one that cannot hold it is a ``ValueError`` naming those that can.
 
 Every output is deterministic: the same tokenizer gives byte-identical files.
 """
@@ -20,18 +25,28 @@ import os
 from pathlib import Path
 
 from ..atomic_files import write_files as _write
-from . import gpt2, hf_json, minbpe, native, tiktoken, transformers
+from . import gpt2, hf_json, minbpe, native, subword_nmt, tiktoken, transformers
 from .common import parse_json
 
-FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe", "transformers")
+FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe", "transformers", "subword-nmt")
+BYTE_FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe", "transformers")
+CHAR_FORMATS = ("native", "hf", "gpt2", "subword-nmt")
+KIND_FORMATS = {"byte_bpe": BYTE_FORMATS, "char_bpe": CHAR_FORMATS}
 _SINGLE_FILE = {"native": native, "hf": hf_json, "minbpe": minbpe}
 _SUFFIXES = (".json", ".txt", ".tiktoken", ".model")
-FOLDER_FORMATS = ("gpt2", "transformers")  # written as a folder of files
+FOLDER_FORMATS = ("gpt2", "transformers", "subword-nmt")  # written as a folder of files
+KIND_NAMES = {"byte_bpe": "byte-level BPE", "char_bpe": "character-level BPE"}
 
 
-def check_format(format: str) -> str:
+def check_format(format: str, algorithm: str | None = None) -> str:
+    """The format, known and (given a tokenizer's ``algorithm``) able to hold that kind:
+    ``check_format("tiktoken", "char_bpe")`` raises, naming native, hf, gpt2, subword-nmt."""
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+    able = KIND_FORMATS.get(algorithm, FORMATS)
+    if format not in able:
+        raise ValueError(f"the {format} format cannot hold {KIND_NAMES.get(algorithm, algorithm)}"
+                         f"; download it as one of {', '.join(able)}")
     return format
 
 
@@ -41,7 +56,8 @@ def dumps_tokenizer(tokenizer, format: str = "native", name: str = "tokenizer") 
     ``dumps_tokenizer(tok, "tiktoken", "web") -> {"web.tiktoken": ..., "web.json": ...}``
     """
     module = {"gpt2": gpt2, "tiktoken": tiktoken, "transformers": transformers,
-              **_SINGLE_FILE}[check_format(format)]
+              "subword-nmt": subword_nmt,
+              **_SINGLE_FILE}[check_format(format, tokenizer.algorithm)]
     return module.dumps(tokenizer, name)
 
 
@@ -66,6 +82,8 @@ def loads_tokenizer(files: dict[str, bytes], format: str | None = None,
         return tiktoken.loads(files)
     if format == "transformers":
         return transformers.loads(files)
+    if format == "subword-nmt":
+        return subword_nmt.loads(files)
     name = _pick(files, format)
     return _SINGLE_FILE[format].loads(files[name], name)
 
@@ -78,6 +96,8 @@ def detect_format(files: dict[str, bytes]) -> str:
         return "gpt2"
     if transformers.CONFIG in files and hf_json.FILE_NAME in files:
         return "transformers"
+    if subword_nmt.codes_name(files) is not None:
+        return "subword-nmt"
     kinds = {_detect_file(name, data) for name, data in files.items()}
     for format in ("native", "hf", "tiktoken", "minbpe"):
         if format in kinds:
@@ -190,5 +210,5 @@ def read_tokenizer_files(path, max_bytes: int | None = None) -> dict[str, bytes]
     return files
 
 
-__all__ = ["FORMATS", "PATTERNLESS_FORMATS", "detect_format", "dumps_tokenizer", "load_tokenizer", "loads_tokenizer",
+__all__ = ["BYTE_FORMATS", "CHAR_FORMATS", "FORMATS", "KIND_FORMATS", "PATTERNLESS_FORMATS", "detect_format", "dumps_tokenizer", "load_tokenizer", "loads_tokenizer",
            "read_tokenizer_files", "save_tokenizer", "write_tokenizer_files"]

@@ -26,9 +26,9 @@ class Command(ReadCommand):
 
     def table(self, data):
         rows = data if isinstance(data, list) else [data]
-        lines = columns([[r["id"], r["tokenizer"], r["status"], r["stage"],
+        lines = columns([[r["id"], r["tokenizer"], r["algorithm"], r["status"], r["stage"],
                           f"{r['progress_done']}/{r['progress_total']}", r["vocab_size"],
                           ",".join(r["corpora"]), ",".join(r["versions"])] for r in rows],
-                        ["RUN", "TOKENIZER", "STATUS", "STAGE", "PROGRESS", "VOCAB", "CORPORA",
-                         "VERSIONS"])
+                        ["RUN", "TOKENIZER", "ALGORITHM", "STATUS", "STAGE", "PROGRESS", "VOCAB",
+                         "CORPORA", "VERSIONS"])
         return lines + [f"error: {r['error']}" for r in rows if r["error"] and len(rows) == 1]

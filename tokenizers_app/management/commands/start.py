@@ -1,9 +1,9 @@
 """``manage.py start [ADDRPORT]``: the whole application in one command.
 
 Migrates the database, loads demo corpora from text already on this machine on the first start
-(and queues a small demo training run), then runs a real Celery worker process (with the
+(and queues two small demo training runs: byte-level and character-level BPE), then runs a real Celery worker process (with the
 periodic reaper) next to the web server, and stops the worker when the server stops. The demo
-corpora, tokenizer and run are the operator's (no user), so staff-only; staff may give the
+corpora, tokenizers and runs are the operator's (no user), so staff-only; staff may give the
 tokenizer an owner in the admin.
 """
 
@@ -76,6 +76,10 @@ class Command(BaseCommand):
         run = start_training_run(corpora=[corpus], tokenizer_name="demo-docs-bpe",
                                  vocab_size=2048, special_tokens=["<|endoftext|>"])
         self.stdout.write(f"queued demo training run {run.pk} (tokenizer 'demo-docs-bpe')")
+        run = start_training_run(corpora=[corpus], tokenizer_name="demo-docs-char-bpe",
+                                 vocab_size=2048, algorithm="char_bpe", split="word_punct")
+        self.stdout.write(f"queued demo training run {run.pk} (tokenizer 'demo-docs-char-bpe', "
+                          f"character-level)")
 
     def start_worker(self, concurrency: int) -> subprocess.Popen:
         schedule = Path(settings.VAR_DIR) / "celerybeat-schedule"

@@ -1,4 +1,6 @@
-"""``manage.py train --corpus NAME --tokenizer NAME --vocab-size N [--wait] [--user NAME]``"""
+"""``manage.py train --corpus NAME --tokenizer NAME --vocab-size N [--wait] [--user NAME]``;
+character-level BPE: ``--algorithm char_bpe [--lowercase] [--split word_punct]
+[--min-word-frequency N]``."""
 
 import time
 
@@ -24,11 +26,22 @@ class Command(BaseCommand):
                             help="corpus name (repeat to train on several)")
         parser.add_argument("--tokenizer", required=True, help="the tokenizer to add a version to")
         parser.add_argument("--vocab-size", type=int, required=True,
-                            help="all tokens: special tokens + 256 bytes + merges")
-        parser.add_argument("--special-token", action="append", default=[], dest="special_tokens",
-                            help="a special token, e.g. '<|endoftext|>' (repeat for several)")
-        parser.add_argument("--pattern", default="gpt2",
-                            help="gpt2 (default), gpt4, none, or a custom regex")
+                            help="all tokens: special tokens + 256 bytes (byte_bpe) or the "
+                                 "alphabet (char_bpe) + merges")
+        parser.add_argument("--algorithm", default="byte_bpe", choices=["byte_bpe", "char_bpe"],
+                            help="byte_bpe (default) or char_bpe (characters + '</w>', <unk>)")
+        parser.add_argument("--special-token", action="append", default=None,
+                            dest="special_tokens",
+                            help="a special token, e.g. '<|endoftext|>' (repeat for several; "
+                                 "char_bpe: default and required '<unk>')")
+        parser.add_argument("--pattern", default=None,
+                            help="byte_bpe: gpt2 (default), gpt4, none, or a custom regex")
+        parser.add_argument("--lowercase", action="store_true", default=None,
+                            help="char_bpe: lowercase words before training and encoding")
+        parser.add_argument("--split", default=None,
+                            help="char_bpe: whitespace (default) or word_punct")
+        parser.add_argument("--min-word-frequency", type=int, default=None,
+                            help="char_bpe: drop words rarer than this (default 1)")
         parser.add_argument("--min-frequency", type=int, default=1)
         parser.add_argument("--sweep", type=int, action="append", default=[],
                             help="also register this smaller vocab size from the same run (repeat)")
@@ -43,13 +56,15 @@ class Command(BaseCommand):
                     corpora=options["corpus"], tokenizer_name=options["tokenizer"],
                     vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
                     pattern=options["pattern"], min_frequency=options["min_frequency"],
-                    sweep=options["sweep"], created_by=self.user)
+                    sweep=options["sweep"], algorithm=options["algorithm"],
+                    lowercase=options["lowercase"], split=options["split"],
+                    min_word_frequency=options["min_word_frequency"], created_by=self.user)
             except QueueUnavailable as unsent:  # saved: it is sent when the queue is back
                 run = unsent.record
                 self.stderr.write(f"warning: {unsent}")
             else:
-                self.stdout.write(f"queued run {run.pk}: {run.tokenizer.name}, vocab size "
-                                  f"{run.vocab_size}")
+                self.stdout.write(f"queued run {run.pk}: {run.tokenizer.name}, {run.algorithm}, "
+                                  f"vocab size {run.vocab_size}")
         if options["wait"]:
             self.follow(run)
 
