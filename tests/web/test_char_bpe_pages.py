@@ -46,6 +46,8 @@ def test_a_char_run_from_the_form_takes_only_its_own_fields(client, registry_dat
     assert (run.algorithm, run.pattern, run.special_tokens) == ("char_bpe", "", ["<unk>", "<s>"])
     assert run.char_options == {"lowercase": True, "split": "word_punct",
                                 "min_word_frequency": 2}
+    listing = client.get("/runs/").content.decode()
+    assert "character-level BPE" in listing and "<code>word_punct</code>, lowercased" in listing
     page = client.get(f"/runs/{run.pk}/").content.decode()
     assert "character-level BPE" in page and "<code>word_punct</code>, lowercased" in page
     assert "fewer than 2 times dropped" in page and "<dt>Pattern</dt>" not in page
