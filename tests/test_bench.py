@@ -42,6 +42,14 @@ def test_the_training_benchmark_runs_ours_and_the_peer(corpus):
     assert "ratio ours/HF: time" in out and "ours runs the core: " in out and "(spread " in out
 
 
+def test_the_training_benchmark_runs_char_level_bpe_against_the_peer(corpus):
+    out = _run("bench/train.py", "--corpus", str(corpus), "--vocab-size", "600",
+               "--algorithm", "char_bpe", "--repeat", "2")
+    assert "char_bpe, vocab 600, words split at whitespace" in out
+    assert "ours (Python)" in out and "HF tokenizers (Rust)" in out
+    assert "time ratio per turn:" in out
+
+
 def test_the_pages_load_benchmark_serves_every_page_under_gunicorn_without_errors():
     out = _run("bench/pages_load.py", "--seconds", "0.5", "--rounds", "1", "--clients", "4")
     assert "registry: 20 versions of load-pages" in out and "40 evaluations" in out

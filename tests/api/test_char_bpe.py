@@ -155,3 +155,19 @@ def test_a_format_that_cannot_hold_char_bpe_is_a_400_naming_those_that_can(clien
     assert response.json()["detail"] == (
         f"the {format} format cannot hold character-level BPE; download it as one of native, "
         f"hf, gpt2, subword-nmt")
+
+
+def test_an_unknown_upload_field_is_a_422_and_keeps_nothing(client, registry, settings):
+    from pathlib import Path
+
+    from tokenizers_app.models import Corpus
+
+    before = sorted(p for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file())
+    upload = io.BytesIO(b"some text to keep\n")
+    upload.name = "web.txt"
+    response = client.post("/api/corpora", {"name": "x", "file": upload, "evaluate": "true"},
+                           **bearer(registry["member_key"]))
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["form", "evaluate"]
+    assert not Corpus.objects.filter(name="x").exists()
+    assert sorted(p for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file()) == before

@@ -11,9 +11,19 @@ TRAINED = train_bpe(list(SAMPLES.values()), 300).tokenizer()
 
 def test_a_character_cut_between_byte_tokens_is_one_group():
     assert token_groups(ByteTokenizer(), "a€") == [
-        {"ids": [97], "tokens": [b"a"], "text": "a", "bytes": b"a", "start": 0},
+        {"ids": [97], "tokens": [b"a"], "text": "a", "bytes": b"a", "start": 0,
+         "unknown": False},
         {"ids": [226, 130, 172], "tokens": [b"\xe2", b"\x82", b"\xac"], "text": "€",
-         "bytes": "€".encode(), "start": 1}]
+         "bytes": "€".encode(), "start": 1, "unknown": False}]
+
+
+def test_a_group_holding_a_char_level_unknown_token_says_so():
+    from tokenizers_app.bpe.char_bpe import train_char_bpe
+
+    tokenizer = train_char_bpe(["ab ab"], 10).tokenizer()
+    groups = token_groups(tokenizer, "ab zb")
+    assert [(g["text"], g["unknown"]) for g in groups] == [("ab", False), (" z", True),
+                                                           ("b", False)]
 
 
 @settings(max_examples=200, deadline=None)

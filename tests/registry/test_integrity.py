@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from tokenizers_app.models import MergeRule, VocabEntry
-from tokenizers_app.models import versions as version_records
+from tokenizers_app.models import version_contents as version_records
 from tokenizers_app.services import downloads as download_services
 
 from .helpers import import_text, sample_text, train

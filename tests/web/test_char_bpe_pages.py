@@ -46,6 +46,8 @@ def test_a_char_run_from_the_form_takes_only_its_own_fields(client, registry_dat
     assert (run.algorithm, run.pattern, run.special_tokens) == ("char_bpe", "", ["<unk>", "<s>"])
     assert run.char_options == {"lowercase": True, "split": "word_punct",
                                 "min_word_frequency": 2}
+    listing = client.get("/runs/").content.decode()
+    assert "character-level BPE" in listing and "<code>word_punct</code>, lowercased" in listing
     page = client.get(f"/runs/{run.pk}/").content.decode()
     assert "character-level BPE" in page and "<code>word_punct</code>, lowercased" in page
     assert "fewer than 2 times dropped" in page and "<dt>Pattern</dt>" not in page
@@ -118,3 +120,22 @@ def test_the_version_page_offers_the_downloads_that_hold_it(client, char_version
     refused = client.get("/tokenizers/classic/1/download/tiktoken/")
     assert refused.status_code == 400
     assert "download it as one of native, hf, gpt2, subword-nmt" in refused.content.decode()
+
+
+def test_the_admin_shows_a_char_version_and_its_run(client, char_version, registry_data):
+    client.force_login(registry_data["staff"])
+    for url in [f"/admin/tokenizers_app/tokenizerversion/{char_version.pk}/change/",
+                "/admin/tokenizers_app/tokenizerversion/",
+                f"/admin/tokenizers_app/trainingrun/{char_version.training_run_id}/change/",
+                "/admin/tokenizers_app/trainingrun/"]:
+        assert client.get(url).status_code == 200, url
+
+
+def test_verify_finds_a_char_version_whose_rows_changed(char_version):
+    from tokenizers_app.models import VocabEntry
+    from tokenizers_app.services.integrity import damaged_versions
+
+    assert [label for label, _ in damaged_versions()] == []
+    VocabEntry.objects.filter(version=char_version, token_id=5).update(token=b"zz</w>")
+    found = dict(damaged_versions())
+    assert "classic@1" in found and "damaged version classic@1" in found["classic@1"]

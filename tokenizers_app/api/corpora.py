@@ -11,6 +11,7 @@ from ..services.corpora import import_staged_corpus
 from ..shapes import CorpusOut, CorpusUploadOut
 from ..uploads import staged_upload
 from .auth import READ, WRITE
+from .body import unknown_form_fields
 from .errors import ERRORS
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, CorpusPage, page_of
 
@@ -33,10 +34,15 @@ def get_corpus(request, name: str):
 def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
                   file: File[UploadedFile] = None):
     """A UTF-8 text file as a corpus (201); the same bytes as an existing corpus give that
-    corpus (200), with ``name_not_used`` saying so when it has another name."""
+    corpus (200), with ``name_not_used`` saying so when it has another name. A form field other
+    than these three is a 422 (and nothing is kept)."""
     upload, error = staged_upload(request)
     if error is not None:
         raise error
+    unknown = unknown_form_fields(request, {"name", "evaluation", "file"})
+    if unknown:  # what it staged goes, as for any refused upload
+        request.upload_gate.discard()
+        return Status(422, {"detail": unknown})
     if upload is None:
         raise Invalid("send the corpus as a multipart form with a 'file' field (UTF-8 text)",
                       field="file")

@@ -12,18 +12,12 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from tokenizers_app.bpe import CharBPETokenizer
-from tokenizers_app.bpe import Tokenizer as CoreTokenizer
-from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
-from tokenizers_app.bpe.inspection import token_length_histogram
-from tokenizers_app.bpe.training import build_vocab, has_standard_layout
-from tokenizers_app.caches import BoundedCache
-from tokenizers_app.errors import Conflict, Damaged, Invalid, NotFound
+from tokenizers_app.errors import Conflict, Invalid, NotFound
 
 from .aliases import version_number
-from .contents import MergeRule, VocabEntry
-from .rows import bulk_insert, fetch_rows, q
+from .contents import VocabEntry
 from .runs import Algorithm, TrainingRun
+from .version_contents import VersionContents
 
 
 class TokenizerQuerySet(models.QuerySet):
@@ -124,11 +118,7 @@ class VersionQuerySet(models.QuerySet):
         return found
 
 
-# digest -> core tokenizer, in this process
-_LOADED: BoundedCache[CoreTokenizer] = BoundedCache(lambda: settings.LOADED_TOKENIZERS)
-
-
-class TokenizerVersion(models.Model):
+class TokenizerVersion(VersionContents, models.Model):
     """An immutable tokenizer: pattern, special tokens, merge rows and vocab rows, and a digest.
 
     Only ``lifecycle`` and ``notes`` change after the version is ready.
@@ -253,87 +243,3 @@ class TokenizerVersion(models.Model):
         """The version's rows are written: from now on it is immutable."""
         TokenizerVersion.objects.filter(pk=self.pk).update(status=self.Status.READY)
         self.status = self.Status.READY
-
-    def write_contents(self, tokenizer: CoreTokenizer) -> None:
-        """Write the merge rows and vocab rows of ``tokenizer`` (call inside the transaction that
-        created this version)."""
-        pk = self.pk
-        counts = tokenizer.merge_counts or [None] * len(tokenizer.merges)
-        merges = tokenizer.merges if self.algorithm == Algorithm.BYTE_BPE else \
-            [(left.encode(), right.encode()) for left, right in tokenizer.merges]  # text
-        merge_rows = ((pk, rank, left, right, count)
-                      for rank, ((left, right), count) in enumerate(zip(merges, counts)))
-        bulk_insert(MergeRule, ["version_id", "rank", "left", "right", "count"], merge_rows)
-        bulk_insert(VocabEntry, ["version_id", "token_id", "token", "kind"],
-                    ((pk, i, token, kind) for i, token, kind in vocab_kinds(tokenizer)))
-        self.standard_layout = self.algorithm == Algorithm.BYTE_BPE and \
-            has_standard_layout(tokenizer)
-        TokenizerVersion.objects.filter(pk=pk).update(standard_layout=self.standard_layout)
-
-    def cached_tokenizer(self) -> CoreTokenizer:
-        """This version's core tokenizer, kept in memory in this process and keyed by digest (at
-        most ``LOADED_TOKENIZERS`` of them; the least recently used goes first), so that encoding
-        on request neither reloads rows nor starts from a cold pre-token cache."""
-        tokenizer = _LOADED.get(self.digest)
-        if tokenizer is None:
-            tokenizer = _LOADED.put(self.digest, self.load_tokenizer())
-        return tokenizer
-
-    def token_length_histogram(self) -> list[tuple[int, int]]:
-        """``(length in bytes, number of tokens)``, shortest first, special tokens left out."""
-        return token_length_histogram(self.cached_tokenizer())
-
-    def load_tokenizer(self) -> CoreTokenizer:
-        """Rebuild the core ``Tokenizer`` from the rows; rows that no longer give the recorded
-        digest (a row lost or changed) raise ``Damaged``: a damaged version is never
-        served, exported or evaluated."""
-        try:
-            vocab, merges, counts, special_ids = self.read_contents()
-            if self.algorithm == Algorithm.CHAR_BPE:
-                tokenizer = self._char_tokenizer(vocab, merges, counts, special_ids)
-            else:
-                tokenizer = CoreTokenizer(vocab, merges, special_ids, self.pattern,
-                                          merge_counts=counts)
-        except (ValueError, KeyError, UnicodeDecodeError) as exc:
-            raise Damaged(f"damaged version {self.label}: its rows no longer make a "
-                                 f"tokenizer ({exc}); it is not served. Run manage.py "
-                                 f"verify") from None
-        if self.digest and content_digest(tokenizer) != self.digest:
-            raise Damaged(f"damaged version {self.label}: its rows give another digest "
-                                 f"than the {self.digest[:12]}… recorded when it was made (a "
-                                 f"merge or vocab row was lost or changed); it is not served. "
-                                 f"Run manage.py verify")
-        return tokenizer
-
-    def _char_tokenizer(self, vocab, merges, counts, special_ids) -> CharBPETokenizer:
-        """A character-level version's tokenizer: its rows hold the symbols' UTF-8."""
-        tokenizer = CharBPETokenizer(
-            {i: bytes(token).decode() for i, token in vocab.items()},
-            [(bytes(left).decode(), bytes(right).decode()) for left, right in merges],
-            list(special_ids), self.options["unk_token"], self.options["end_of_word_suffix"],
-            self.options["lowercase"], self.pattern, counts)
-        if tokenizer.special_ids != special_ids:
-            raise ValueError(f"special token ids {special_ids} do not match the vocab")
-        return tokenizer
-
-    def read_contents(self):
-        """``(vocab, merges, merge counts or None, special ids)`` read from the rows: plain tuples
-        in rank order, no ORM objects. A vocab in the standard layout is derived from the merges
-        instead of read (its rows hold the same)."""
-        merges = fetch_rows(f"SELECT {q('left')}, {q('right')}, {q('count')} FROM "
-                            f"{q(MergeRule._meta.db_table)} WHERE version_id = %s "
-                            f"ORDER BY {q('rank')}", self.pk)
-        counts = [count for _, _, count in merges]
-        counts = None if None in counts else counts
-        merges = [(left, right) for left, right, _ in merges]
-        if self.standard_layout:
-            specials = list(self.special_tokens)
-            return (build_vocab(merges, specials), merges, counts,
-                    {token: i for i, token in enumerate(specials)})
-        vocab = dict(fetch_rows(f"SELECT token_id, token FROM {q(VocabEntry._meta.db_table)} "
-                                f"WHERE version_id = %s", self.pk))
-        special = fetch_rows(f"SELECT token, token_id FROM {q(VocabEntry._meta.db_table)} "
-                             f"WHERE version_id = %s AND kind = %s", self.pk,
-                             VocabEntry.Kind.SPECIAL.value)
-        special_ids = {bytes(token).decode(): token_id for token, token_id in special}
-        return vocab, merges, counts, {token: special_ids[token] for token in self.special_tokens}

@@ -89,6 +89,9 @@ def pattern_note(*, version: TokenizerVersion, files: dict[str, bytes], format: 
     splits text with, as given or as assumed; ``None`` for files that name their own."""
     if (format or detect_format(files)) not in PATTERNLESS_FORMATS:
         return None
+    if version.algorithm == Algorithm.CHAR_BPE:
+        return (f"vocab.json + merges.txt hold no split and no lowercasing: {version.label} "
+                f"splits words at whitespace and keeps their case")
     used = (f"GPT-2 files hold no pattern: {version.label} splits text with "
             f"{pattern_name(version.pattern)}")
     if pattern is not None:

@@ -127,3 +127,17 @@ def test_a_format_that_cannot_hold_char_bpe_names_those_that_can(corpus, format)
     with pytest.raises(ValueError, match=f"the {format} format cannot hold character-level BPE; "
                                          f"download it as one of native, hf, gpt2, subword-nmt"):
         render_tokenizer_files(version=version, format=format)
+
+
+def test_char_level_gpt2_files_take_no_pattern_and_their_note_says_what_they_hold(corpus):
+    from tokenizers_app.services.downloads import render_tokenizer_files
+    from tokenizers_app.services.versions import pattern_note
+
+    version = train(corpus, "c", vocab_size=200, algorithm="char_bpe").versions.get()
+    files = render_tokenizer_files(version=version, format="gpt2")
+    with pytest.raises(ValueError, match="character-level BPE .* it takes no pattern"):
+        import_tokenizer(files=files, tokenizer_name="c", pattern="gpt4")
+    assert pattern_note(version=import_tokenizer(files=files, tokenizer_name="c"),
+                        files=files) == ("vocab.json + merges.txt hold no split and no "
+                                         "lowercasing: c@1 splits words at whitespace and keeps "
+                                         "their case")

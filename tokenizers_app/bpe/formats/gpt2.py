@@ -50,6 +50,10 @@ def loads(files: dict[str, bytes], pattern: str | None = None):
     spellings = read_vocab(files[VOCAB])
     merges = read_merges(files[MERGES])
     if _is_char_level(spellings):
+        if pattern is not None:
+            raise ValueError("these vocab.json + merges.txt hold character-level BPE (tokens "
+                             "with '</w>'), which splits words at whitespace: it takes no "
+                             "pattern")
         return gpt2_tokenizer(spellings, merges)
     vocab = {token_id: unspell(spelling) for spelling, token_id in spellings.items()}
     merges = [(unspell(a), unspell(b)) for a, b in merges]
