@@ -11,14 +11,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from ..bpe.formats import FORMATS
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
 from ..errors import REFUSALS, NotFound
 from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
-from ..services.downloads import render_download
+from ..services.downloads import download_formats, render_download
 from ..services.evaluations import request_evaluation
+from ..services.versions import IMPORT_FORMATS
 from .access import readable
 
 PAGE_SIZE = 100
@@ -48,7 +48,8 @@ def version_detail(request, name, ref):
                        .order_by("corpus__name"))
     done = {e.corpus_id for e in evaluations if e.status != e.Status.FAILED}
     return render(request, "tokenizers_app/version.html", {
-        "version": version, "ref": ref, "lineage": version.lineage(), "formats": FORMATS,
+        "version": version, "ref": ref, "lineage": version.lineage(),
+        "formats": download_formats(version.algorithm),
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
@@ -135,8 +136,8 @@ def version_download(request, name, ref, format):
     format that cannot hold this version (minbpe and a special token with a space, say) is a
     400 in words, as the API answers it."""
     version = _version(name, ref)
-    if format not in FORMATS:
-        raise NotFound(f"no format {format!r}: choose one of {', '.join(FORMATS)}")
+    if format not in IMPORT_FORMATS:
+        raise NotFound(f"no format {format!r}: choose one of {', '.join(IMPORT_FORMATS)}")
     try:
         download = render_download(version=version, format=format)
     except REFUSALS as refused:  # a registry error keeps its own status (a full disk 507)
