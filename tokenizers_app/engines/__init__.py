@@ -16,7 +16,8 @@ from .files import (
     load_engine,
     read_engine_files,
 )
+from .notes import kind_notes
 from .protocol import Engine
 
 __all__ = ["DOWNLOAD_FORMATS", "ENGINE_KINDS", "Engine", "engine_digest", "engine_files",
-           "evaluate", "load_engine", "read_engine_files"]
+           "evaluate", "kind_notes", "load_engine", "read_engine_files"]

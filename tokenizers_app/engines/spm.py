@@ -65,7 +65,8 @@ class SentencePieceEngine:
         self.unk_id = unknown[0] if unknown else None
         self.byte_ids = frozenset(i for i in range(size) if sp.is_byte(i))
         self.model_type = _model_type(self.canonical)
-        self.pattern = f"SentencePiece {self.model_type}"
+        self.pattern = (f"SentencePiece {self.model_type}; normalization "
+                        f"{_normalization(self.canonical)}")
         self.merges: list[tuple[bytes, bytes]] = []
 
     @property
@@ -157,8 +158,16 @@ def _model_type(proto: bytes) -> str:
     """The model type in the trainer spec (field 2 of the ModelProto, whose field 3 is the
     model type), read without a protobuf library: ``"BPE"`` or ``"Unigram"``."""
     trainer_spec = _field(proto, 2)
-    code = _field(trainer_spec, 3) if trainer_spec is not None else None
+    code = _field(trainer_spec, 3) if isinstance(trainer_spec, bytes) else None
     return MODEL_TYPES.get(code if isinstance(code, int) else 1, "Unigram")
+
+
+def _normalization(proto: bytes) -> str:
+    """The normalization rule's name (field 1 of the normalizer spec, field 3 of the model):
+    ``"nmt_nfkc"``, ``"identity"``."""
+    spec = _field(proto, 3)
+    name = _field(spec, 1) if isinstance(spec, bytes) else None
+    return name.decode("utf-8", errors="replace") if isinstance(name, bytes) else "unknown"
 
 
 def _field(data: bytes, number: int):

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
+from ..engines import kind_notes
 from ..errors import REFUSALS, NotFound
 from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
@@ -50,6 +51,8 @@ def version_detail(request, name, ref):
     return render(request, "tokenizers_app/version.html", {
         "version": version, "ref": ref, "lineage": version.lineage(),
         "formats": download_formats(version.algorithm),
+        "kind_notes": [(version.label, version.get_algorithm_display(),
+                        kind_notes(version.algorithm, version.pattern))],
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
@@ -64,7 +67,7 @@ def usage_urls(request, version) -> dict:
     def absolute(path: str) -> str:  # noqa: E306
         return request.build_absolute_uri(path)
     return {"name": name, **{format: absolute(reverse("download", args=[name, number, format]))
-                             for format in ("hf", "transformers", "tiktoken")},
+                             for format in download_formats(version.algorithm)},
             "encode": absolute(reverse("api:encode", args=[name, number]))}
 
 
