@@ -54,6 +54,7 @@ class HFEngine:
         self.model_type = model.get("type", "")
         self.pattern = describe(doc)
         pieces = self._special.get_vocab(with_added_tokens=True)
+        _check_ids(json.loads(data).get("model") or {}, pieces)  # as given: the library dedups
         self.vocab = {token_id: piece.encode() for piece, token_id in pieces.items()}
         added = self._special.get_added_tokens_decoder()
         self.special_ids = {added[i].content: i for i in sorted(added) if added[i].special}
@@ -161,6 +162,20 @@ def describe(doc: dict) -> str:
                 kind = "Sequence(" + ", ".join(p.get("type", "?") for p in inner) + ")"
             parts.append(f"{name} {kind}")
     return "; ".join(parts)
+
+
+def _check_ids(model: dict, pieces: dict[str, int]) -> None:
+    """Each id is one piece's: a file whose vocab gives two pieces one id is refused (the
+    library would keep one of them, and the other could never be decoded)."""
+    vocab = model.get("vocab")
+    ids = list(vocab.values()) if isinstance(vocab, dict) else list(pieces.values())
+    if len(set(ids)) < len(ids):
+        seen: dict[int, str] = {}
+        for piece, token_id in (vocab.items() if isinstance(vocab, dict) else pieces.items()):
+            if token_id in seen:
+                raise ValueError(f"token id {token_id} is used twice in the vocab (by "
+                                 f"{seen[token_id]!r} and {piece!r})")
+            seen[token_id] = piece
 
 
 def _unk_id(model: dict, pieces: dict[str, int]) -> int | None:

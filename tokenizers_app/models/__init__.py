@@ -8,8 +8,8 @@ from .contents import EngineFile, MergeRule, VocabEntry
 from .corpora import Corpus, CorpusQuerySet
 from .evaluations import Evaluation
 from .names import check_name
-from .runs import Algorithm, CountPart, TrainingRun
-from .versions import Kind, Tokenizer, TokenizerVersion, VersionQuerySet
+from .runs import Algorithm, CountPart, Kind, TrainingRun
+from .versions import Tokenizer, TokenizerVersion, VersionQuerySet
 
 __all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus",
            "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "Kind", "MergeRule", "Tokenizer", "TokenizerVersion",

@@ -17,13 +17,14 @@ from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
 from tokenizers_app.bpe.inspection import token_length_histogram
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
 from tokenizers_app.caches import BoundedCache
-from tokenizers_app.engines import ENGINE_KINDS, engine_digest, load_engine
+from tokenizers_app.engines import ENGINE_KINDS
 from tokenizers_app.errors import Conflict, Damaged, Invalid, NotFound
 
 from .aliases import version_number
-from .contents import EngineFile, MergeRule, VocabEntry
+from .contents import MergeRule, VocabEntry
+from .engine_versions import EngineContents
 from .rows import bulk_insert, fetch_rows, q
-from .runs import TrainingRun
+from .runs import Kind, TrainingRun
 
 
 class TokenizerQuerySet(models.QuerySet):
@@ -124,21 +125,11 @@ class VersionQuerySet(models.QuerySet):
         return found
 
 
-class Kind(models.TextChoices):
-    """What a version holds, and so which engine encodes it (``engines``): our core for the
-    first two, Hugging Face ``tokenizers`` and ``sentencepiece`` for the others."""
-
-    BYTE_BPE = "byte_bpe", "byte-level BPE"
-    CHAR_BPE = "char_bpe", "character-level BPE"
-    HF = "hf", "Hugging Face tokenizer.json"
-    SENTENCEPIECE = "sentencepiece", "SentencePiece model"
-
-
 # digest -> core tokenizer or engine, in this process
 _LOADED: BoundedCache[CoreTokenizer] = BoundedCache(lambda: settings.LOADED_TOKENIZERS)
 
 
-class TokenizerVersion(models.Model):
+class TokenizerVersion(EngineContents, models.Model):
     """An immutable tokenizer: pattern, special tokens, merge rows and vocab rows, and a digest.
 
     Only ``lifecycle`` and ``notes`` change after the version is ready.
@@ -251,20 +242,6 @@ class TokenizerVersion(models.Model):
         self.standard_layout = has_standard_layout(tokenizer)
         TokenizerVersion.objects.filter(pk=pk).update(standard_layout=self.standard_layout)
 
-    def write_engine_contents(self, engine) -> None:
-        """Keep an engine's canonical file (once per digest) and write its vocab rows (every
-        piece with its kind, and its score where the library has one) and, for BPE, its merge
-        rows without counts (call inside the transaction that created this version)."""
-        EngineFile.objects.get_or_create(digest=self.digest, defaults={
-            "kind": engine.algorithm, "content": engine.canonical,
-            "size_bytes": len(engine.canonical)})
-        pk = self.pk
-        bulk_insert(MergeRule, ["version_id", "rank", "left", "right", "count"],
-                    ((pk, rank, left, right, None)
-                     for rank, (left, right) in enumerate(engine.merges)))
-        bulk_insert(VocabEntry, ["version_id", "token_id", "token", "kind", "score"],
-                    ((pk, *row) for row in engine.vocab_kinds()))
-
     def cached_tokenizer(self) -> CoreTokenizer:
         """This version's core tokenizer, kept in memory in this process and keyed by digest (at
         most ``LOADED_TOKENIZERS`` of them; the least recently used goes first), so that encoding
@@ -299,23 +276,6 @@ class TokenizerVersion(models.Model):
                                  f"merge or vocab row was lost or changed); it is not served. "
                                  f"Run manage.py verify")
         return tokenizer
-
-    def load_engine(self):
-        """The engine of an ``hf`` or ``sentencepiece`` version, from its canonical file; a file
-        gone, or one that no longer gives the recorded digest, raises ``Damaged``."""
-        stored = EngineFile.objects.filter(digest=self.digest).values_list("content",
-                                                                           flat=True).first()
-        try:
-            engine = load_engine(self.algorithm, bytes(stored)) if stored is not None else None
-        except ValueError as exc:
-            raise Damaged(f"damaged version {self.label}: its {self.algorithm} file no longer "
-                          f"loads ({exc}); it is not served. Run manage.py verify") from None
-        if engine is None or engine_digest(engine) != self.digest:
-            raise Damaged(f"damaged version {self.label}: its {self.algorithm} file is "
-                          f"{'gone' if engine is None else 'changed'} (digest "
-                          f"{self.digest[:12]}… recorded); it is not served. Run manage.py "
-                          f"verify")
-        return engine
 
     def read_contents(self):
         """``(vocab, merges, merge counts or None, special ids)`` read from the rows: plain tuples

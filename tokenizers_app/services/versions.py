@@ -12,6 +12,7 @@ from ..bpe.formats import FORMATS, PATTERNLESS_FORMATS, detect_format, loads_tok
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import pattern_name
 from ..engines import ENGINE_KINDS, engine_digest, read_engine_files
+from ..engines.demo import train_wordpiece
 from ..errors import Invalid
 from ..models import Algorithm, Corpus, Tokenizer, TokenizerVersion, check_name
 from .evaluations import queue_evaluation
@@ -93,6 +94,17 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
         return add_version(tokenizer=tokenizer, core=core, source=TokenizerVersion.Source.IMPORT,
                            source_detail=detail, created_by=recorded(created_by))
+
+
+def import_trained_wordpiece(*, lines: list[str], tokenizer_name: str,
+                             corpus_name: str) -> TokenizerVersion:
+    """A BERT-style WordPiece trained with Hugging Face ``tokenizers`` on ``lines`` (of the
+    corpus ``corpus_name``), imported as a version of kind ``hf``: the demo's tokenizer of
+    another kind."""
+    return import_tokenizer(files={"tokenizer.json": train_wordpiece(lines)},
+                            tokenizer_name=tokenizer_name,
+                            source_detail=f"trained at demo load with Hugging Face tokenizers' "
+                                          f"WordPiece trainer on {corpus_name}")
 
 
 def read_tokenizer(files: dict[str, bytes], format: str | None, pattern: str | None):

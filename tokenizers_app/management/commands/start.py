@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand
 from tokenizers_app.models import Corpus
 from tokenizers_app.services.corpora import import_corpus
 from tokenizers_app.services.runs import start_training_run
+from tokenizers_app.services.versions import import_trained_wordpiece
 
 DEMO_TRAIN_BYTES = 3_000_000
 DEMO_EVAL_BYTES = 1_000_000
@@ -76,6 +77,11 @@ class Command(BaseCommand):
         run = start_training_run(corpora=[corpus], tokenizer_name="demo-docs-bpe",
                                  vocab_size=2048, special_tokens=["<|endoftext|>"])
         self.stdout.write(f"queued demo training run {run.pk} (tokenizer 'demo-docs-bpe')")
+        version = import_trained_wordpiece(lines=docs.decode().splitlines(),
+                                           tokenizer_name="demo-docs-wordpiece",
+                                           corpus_name=corpus.name)
+        self.stdout.write(f"imported {version.label}: a BERT-style WordPiece (kind hf) trained "
+                          f"on demo-docs, beside the byte-level BPE")
 
     def start_worker(self, concurrency: int) -> subprocess.Popen:
         schedule = Path(settings.VAR_DIR) / "celerybeat-schedule"
