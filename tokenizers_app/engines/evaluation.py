@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ..bpe import evaluation as core_evaluation
-from ..bpe.baselines import whitespace_words
+from ..bpe.baselines import WORD_RE, whitespace_words
 from ..bpe.evaluation import LineCounter
 from ..bpe.metrics import count_split_words, metrics_of, share, word_spans
 
@@ -37,9 +37,9 @@ def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
     data = text.encode()
     ids = [token_id for token_id, _, _ in spans]
     token_spans = [(start, end) for _, start, end in spans]
+    words = _word_spans(lines)
     totals = Counter(bytes=len(data), chars=len(text), tokens=len(ids), lines=len(lines),
-                     words=len(word_spans(text)),
-                     split_words=count_split_words(word_spans(text), token_spans))
+                     words=len(words), split_words=count_split_words(words, token_spans))
     totals.update(_word_coverage(tokenizer, text))
     totals["lossless_lines"] = _lossless_lines(tokenizer, lines)
     unknown_id, byte_ids = tokenizer.unk_id, tokenizer.byte_ids
@@ -51,6 +51,26 @@ def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
         metrics["byte_fallback_rate"] = share(_chars_in(data, spans, byte_ids.__contains__),
                                               len(text))
     return metrics
+
+
+def _word_spans(lines: list[str]) -> list[tuple[int, int]]:
+    """``metrics.word_spans`` of the whole text, line by line (a line ends in whitespace, so no
+    word crosses lines); an ASCII line's character offsets are its byte offsets."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in lines:
+        if line.isascii():
+            spans += [(offset + start, offset + end)
+                      for start, end in map(_span, WORD_RE.finditer(line))]
+            offset += len(line)
+        else:
+            spans += [(offset + start, offset + end) for start, end in word_spans(line)]
+            offset += len(line.encode())
+    return spans
+
+
+def _span(match) -> tuple[int, int]:
+    return match.span()
 
 
 def _word_coverage(tokenizer, text: str) -> dict[str, int]:

@@ -8,6 +8,7 @@ prepended ``▁`` shares the span of the first character (HF's Metaspace).
 
 from __future__ import annotations
 
+import operator
 from itertools import accumulate
 
 
@@ -24,6 +25,26 @@ def tidy_spans(spans: list[tuple[int, int]], is_byte: list[bool]) -> list[tuple[
     the previous one ends. ``tidy_spans([(0, 3)] * 3, [True] * 3) -> [(0, 1), (1, 2), (2, 3)]``;
     ``tidy_spans([(0, 1), (0, 1)], [False, False]) -> [(0, 0), (0, 1)]``."""
     spans = list(spans)
+    if any(is_byte):
+        _spread_byte_runs(spans, is_byte)
+    following = spans[1:] + [(-1, -1)]
+    spans = [(span[0], span[0]) if span == after and span[0] < span[1] else span
+             for span, after in zip(spans, following)]
+    starts, ends = [s for s, _ in spans], [e for _, e in spans]
+    if all(map(operator.le, ends, starts[1:])) and all(map(operator.le, starts, ends)):
+        return spans  # in order already (the usual case): no clamping
+    tidy, last = [], 0
+    for start, end in spans:
+        start = max(start, last)
+        end = max(end, start)
+        tidy.append((start, end))
+        last = end
+    return tidy
+
+
+def _spread_byte_runs(spans: list[tuple[int, int]], is_byte: list[bool]) -> None:
+    """Give each piece of a run of byte pieces one byte, when the run has one piece per byte
+    of the text it spans (in place)."""
     index = 0
     while index < len(spans):
         if not is_byte[index]:
@@ -37,13 +58,3 @@ def tidy_spans(spans: list[tuple[int, int]], is_byte: list[bool]) -> list[tuple[
         if high - low == end + 1 - index:  # one byte each
             spans[index:end + 1] = [(b, b + 1) for b in range(low, high)]
         index = end + 1
-    for i in range(len(spans) - 1):
-        if spans[i] == spans[i + 1] and spans[i][0] < spans[i][1]:
-            spans[i] = (spans[i][0], spans[i][0])
-    tidy, last = [], 0
-    for start, end in spans:
-        start = max(start, last)
-        end = max(end, start)
-        tidy.append((start, end))
-        last = end
-    return tidy
