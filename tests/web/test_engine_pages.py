@@ -75,3 +75,23 @@ def test_the_merge_tree_of_a_hugging_face_bpe_token(client, mixed):
     html = get(client, f"/tokenizers/llama-bpe/1/tokens/{token_id}/")
     assert "rank" in html
     get(client, "/tokenizers/llama-bpe/1/merges/?q=e")
+
+
+def test_the_admin_the_api_and_the_commands_read_an_engine_version(client, mixed):
+    import io
+
+    from django.core.management import call_command
+
+    client.force_login(mixed["staff"])
+    version = mixed["sentencepiece-bpe"]
+    get(client, f"/admin/tokenizers_app/tokenizerversion/{version.pk}/change/")
+    get(client, "/admin/tokenizers_app/tokenizerversion/")
+    detail = client.get("/api/tokenizers/bert-wordpiece/versions/1").json()
+    assert detail["algorithm"] == "hf" and detail["pattern"].startswith("WordPiece")
+    out = io.StringIO()
+    call_command("encode", "llama-bpe@1", "--text", "Hello 東京", stdout=out)
+    encode, _ = library("llama-bpe")
+    assert out.getvalue().splitlines()[0] == " ".join(map(str, encode("Hello 東京")))
+    shown = io.StringIO()
+    call_command("show", "bert-wordpiece@1", stdout=shown)
+    assert "bert-wordpiece@1" in shown.getvalue()
