@@ -8,7 +8,9 @@ peer Hugging Face ``tokenizers`` on its ``tokenizer.json``), and the ``hf`` and
 ``sentencepiece`` kinds (a Llama-style BPE with byte fallback, a BERT WordPiece, a Unigram, and
 SentencePiece BPE and Unigram, trained here on the corpus's first 2 MB with the libraries' own
 trainers; peer: that library's encode). Prints seconds per run (median, min-max over
-``--repeat`` runs) and the ratio evaluate / peer encode; checks that the token counts agree.
+``--repeat`` runs) and the ratio evaluate / peer encode; checks that the token counts agree
+(the peers encode special-token text as plain text, as ``encode_ordinary`` does: a corpus may
+hold a literal ``</s>``). ``--only hf,sentencepiece`` runs the kinds whose name holds one of those.
 """
 
 from __future__ import annotations
@@ -73,8 +75,14 @@ def sentencepiece_trained(model_type: str, lines: list[str]) -> bytes:
     return model.getvalue()
 
 
-def kinds(fixtures: Path, training: str):
-    """``(name, tokenizer, peer encode)`` for each kind."""
+def kinds(fixtures: Path, training: str, only: str | None = None):
+    """``(name, tokenizer, peer encode)`` for each kind (whose name holds ``only``)."""
+    for name, tokenizer, peer in all_kinds(fixtures, training):
+        if only is None or any(part in name for part in only.split(",")):
+            yield name, tokenizer, peer
+
+
+def all_kinds(fixtures: Path, training: str):
     import sentencepiece
     import tiktoken
     import tokenizers
@@ -95,6 +103,7 @@ def kinds(fixtures: Path, training: str):
     for kind in ("llama-bpe", "wordpiece", "unigram"):
         engine = read_engine_files({"tokenizer.json": hf_trained(kind, lines)})
         peer = tokenizers.Tokenizer.from_str(engine.canonical.decode())
+        peer.encode_special_tokens = True  # special-token text as plain text, as ours
         yield f"hf {kind} / HF tokenizers", engine, lambda t, p=peer: p.encode(
             t, add_special_tokens=False).ids
     for model_type in ("bpe", "unigram"):
@@ -119,6 +128,8 @@ def main() -> None:
     parser.add_argument("--corpus", required=True)
     parser.add_argument("--megabytes", type=float, default=16)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", help="run only the kinds whose name holds one of these "
+                                       "comma-separated texts (hf,sentencepiece)")
     parser.add_argument("--fixtures", default=os.environ.get(
         "TOKENIZER_FIXTURES", str(REPO.parent / "shared" / "fixtures" / "gpt2")))
     opts = parser.parse_args()
@@ -130,7 +141,7 @@ def main() -> None:
           f"{opts.repeat} runs; load average {os.getloadavg()[0]:.1f}")
     print(f"{'kind / peer':<40}{'evaluate s':>22}{'peer encode s':>22}{'ratio':>18}")
     failed = False
-    for name, tokenizer, peer in kinds(fixtures, text[:2_000_000]):
+    for name, tokenizer, peer in kinds(fixtures, text[:2_000_000], opts.only):
         ours, theirs, ratios = [], [], []
         for _ in range(opts.repeat):
             metrics, seconds = timed(lambda: evaluate(tokenizer, blocks))
