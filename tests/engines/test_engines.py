@@ -185,3 +185,16 @@ def test_evaluated_counts_equal_the_whole_text_for_every_engine(blocks, kind):
     result = evaluate(engine, blocks)
     assert result["tokens"] == len(engine.encode_ordinary(text))
     assert result["bytes"] == len(text.encode()) and result["words"] == len(text.split())
+
+
+@pytest.mark.parametrize("kind", ["llama-bpe", "bert-wordpiece", "unigram"])
+def test_special_token_text_in_a_corpus_is_encoded_as_the_library_encodes_plain_text(kind):
+    import tokenizers
+
+    [data] = KINDS[kind]().values()
+    peer = tokenizers.Tokenizer.from_str(data.decode())
+    peer.encode_special_tokens = True
+    engine = ENGINES[kind]
+    text = "strike <s>this</s> out, [CLS] and <unk> stay text\n"
+    assert engine.encode_ordinary(text) == peer.encode(text, add_special_tokens=False).ids
+    assert evaluate(engine, [text])["tokens"] == len(engine.encode_ordinary(text))
