@@ -10,7 +10,7 @@ against (as tiktoken keeps ``_educational.py``).
 - ``reference_bpe`` / ``reference_encode``: within each pre-token, merge the pair of lowest rank
   present (leftmost on a tie) until none is left. Twin of ``encoding_loop.MergeTable`` and
   ``Tokenizer.encode_ordinary``.
-- ``reference_evaluate``: every metric line by line, with every token's span. Twin of
+- ``reference_evaluate``: every metric on the whole text at once, with every token's span. Twin of
   ``evaluation.evaluate`` (``totals``, ``pretoken_totals``).
 """
 
@@ -107,33 +107,36 @@ def reference_encode(merges: list[tuple[bytes, bytes]], pattern: str, text: str)
             for token in reference_bpe(merges, pretoken.encode())]
 
 
-def reference_evaluate(tokenizer, lines) -> dict:
-    """The plain computation, line by line, with every token's span: the oracle for the fast
-    ``evaluate``, which counts each distinct pre-token or run once."""
+def reference_evaluate(tokenizer, blocks) -> dict:
+    """The plain computation on the whole text ``"".join(blocks)`` at once, with every token's
+    span: the oracle for the fast ``evaluate``, which streams the text in pieces and counts each
+    distinct pre-token or run once. The lossless rate is per line (ending after each newline)."""
     special_ids = set(tokenizer.special_ids.values())
-    totals, id_counts, covered = Counter(), Counter(), {}
-    for line in lines:
-        ids = tokenizer.encode_ordinary(line)
-        words = word_spans(line)
-        spans = [(start, end) for _id, start, end in tokenizer.token_spans(line, ())]
-        totals.update(bytes=len(line.encode()), chars=len(line), tokens=len(ids),
-                      words=len(words), lines=1, split_words=count_split_words(words, spans),
-                      lossless_lines=tokenizer.decode(ids) == line)
-        id_counts.update(ids)
-        if tokenizer.algorithm == "byte_bpe":
-            own_words = [w for w in tokenizer.pretokenizer.split(line) if not w.isspace()]
-        else:
-            own_words = tokenizer.split_words(line)
-        for word in own_words:
-            if word not in covered:
-                word_ids = tokenizer.encode_ordinary(word)
-                covered[word] = len(word_ids) == 1 and word_ids[0] not in special_ids
-            totals.update(own_words=1, covered_words=covered[word])
-        if tokenizer.algorithm in BYTE_LEVEL:
-            multibyte, cut = count_cut_characters(line, {b for span in spans for b in span})
-            totals.update(multibyte_chars=multibyte, cut_chars=cut)
-        else:
-            totals.update(unknown_chars=tokenizer.unknown_count(line))
+    text = "".join(blocks)
+    lines = re.findall(r"[^\n]*\n|[^\n]+", text)
+    totals, covered = Counter(), {}
+    ids = tokenizer.encode_ordinary(text)
+    words = word_spans(text)
+    spans = [(start, end) for _id, start, end in tokenizer.token_spans(text, ())]
+    totals.update(bytes=len(text.encode()), chars=len(text), tokens=len(ids), words=len(words),
+                  lines=len(lines), split_words=count_split_words(words, spans),
+                  lossless_lines=sum(tokenizer.decode(tokenizer.encode_ordinary(line)) == line
+                                     for line in lines))
+    id_counts = Counter(ids)
+    if tokenizer.algorithm == "byte_bpe":
+        own_words = [w for w in tokenizer.pretokenizer.split(text) if not w.isspace()]
+    else:
+        own_words = tokenizer.split_words(text)
+    for word in own_words:
+        if word not in covered:
+            word_ids = tokenizer.encode_ordinary(word)
+            covered[word] = len(word_ids) == 1 and word_ids[0] not in special_ids
+        totals.update(own_words=1, covered_words=covered[word])
+    if tokenizer.algorithm in BYTE_LEVEL:
+        multibyte, cut = count_cut_characters(text, {b for span in spans for b in span})
+        totals.update(multibyte_chars=multibyte, cut_chars=cut)
+    else:
+        totals.update(unknown_chars=tokenizer.unknown_count(text))
     totals.update(distinct_own_words=len(covered), distinct_covered_words=sum(covered.values()))
     return metrics_of(tokenizer, totals, id_counts, seconds=1.0)
 

@@ -42,33 +42,40 @@ def test_evaluate_the_byte_baseline_by_hand():
 
 
 def test_evaluate_the_char_baseline_by_hand():
-    result = evaluate(CharTokenizer(), ["aa b", "b"])  # ids a a ␠ b | b
-    assert result == {**result, "chars_per_token": 1.0, "tokens_per_word": 5 / 3,
+    result = evaluate(CharTokenizer(), ["aa b\n", "b"])  # ids a a ␠ b ⏎ b
+    assert result == {**result, "chars_per_token": 1.0, "tokens_per_word": 2.0,
                       "word_split_rate": 1 / 3, "word_coverage": 2 / 3,
-                      "word_coverage_distinct": 0.5, "vocabulary_utilization": 3 / 0x110000,
-                      "unknown_rate": 0.0, "lossless_rate": 1.0}
-    assert result["renyi_efficiency"] == pytest.approx(renyi([0.4, 0.2, 0.4], 0x110000))
+                      "word_coverage_distinct": 0.5, "vocabulary_utilization": 4 / 0x110000,
+                      "unknown_rate": 0.0, "lossless_rate": 1.0, "lines": 2}
+    assert result["renyi_efficiency"] == pytest.approx(renyi([2 / 6, 1 / 6, 2 / 6, 1 / 6],
+                                                             0x110000))
+
+
+def test_evaluate_takes_its_blocks_as_one_document():
+    # "aa b" + "b" is the text "aa bb": one line, two words, no token across the join
+    result = evaluate(CharTokenizer(), ["aa b", "b"])
+    assert result == {**result, "tokens_per_word": 2.5, "word_coverage": 0.0, "lines": 1}
 
 
 def test_evaluate_the_word_baseline_by_hand():
     tokenizer = WordTokenizer.from_corpus(["a a b", "c"], max_size=2)  # <unk>, a, b
-    result = evaluate(tokenizer, ["a c", "a  b"])  # a <unk> | a b
-    assert result == {**result, "compression_ratio": 7 / 4, "tokens_per_word": 1.0,
+    result = evaluate(tokenizer, ["a c\n", "a  b"])  # a <unk> | a b
+    assert result == {**result, "compression_ratio": 8 / 4, "tokens_per_word": 1.0,
                       "word_split_rate": 0.0, "word_coverage": 3 / 4,
                       "word_coverage_distinct": 2 / 3, "vocabulary_utilization": 1.0,
-                      "unknown_rate": 1 / 7, "lossless_rate": 0.0}
+                      "unknown_rate": 1 / 8, "lossless_rate": 0.0}
     assert result["renyi_efficiency"] == pytest.approx(renyi([2 / 3, 1 / 3], 2))
 
 
 def test_evaluate_character_level_bpe_by_hand():
     vocab = {0: "<unk>", 1: "l", 2: "o", 3: "w</w>", 4: "lo", 5: "low</w>"}
     tokenizer = CharBPETokenizer(vocab, [("l", "o"), ("lo", "w</w>")], ["<unk>"])
-    result = evaluate(tokenizer, ["low lo", "lowx"])  # low</w> | l <unk> | lo <unk> <unk>
-    assert result == {**result, "compression_ratio": 10 / 6, "tokens_per_word": 2.0,
+    result = evaluate(tokenizer, ["low lo\n", "lowx"])  # low</w> | l <unk> | lo <unk> <unk>
+    assert result == {**result, "compression_ratio": 11 / 6, "tokens_per_word": 2.0,
                       "word_split_rate": 2 / 3, "word_coverage": 1 / 3,
                       "word_coverage_distinct": 1 / 3, "vocabulary_utilization": 3 / 5,
-                      "unknown_rate": 3 / 10, "lossless_rate": 0.0,
-                      "bytes": 10, "chars": 10, "tokens": 6, "words": 3, "lines": 2}
+                      "unknown_rate": 3 / 11, "lossless_rate": 0.0,
+                      "bytes": 11, "chars": 11, "tokens": 6, "words": 3, "lines": 2}
     assert result["renyi_efficiency"] == pytest.approx(math.log(3) / math.log(5))
 
 
@@ -102,7 +109,7 @@ def trained_tokenizers():
 @pytest.mark.parametrize("tokenizer", list(trained_tokenizers()), ids=lambda t: t.algorithm)
 def test_evaluate_any_tokenizer_gives_consistent_json_metrics(tokenizer):
     result = json.loads(json.dumps(evaluate(tokenizer, LINES)))
-    tokens = sum(len(tokenizer.encode_ordinary(line)) for line in LINES)
+    tokens = len(tokenizer.encode_ordinary(TEXT))  # the text encoded whole
     words = sum(len(line.split()) for line in LINES)
     assert (result["bytes"], result["chars"], result["tokens"], result["words"],
             result["lines"]) == (len(TEXT.encode()), len(TEXT), tokens, words, len(LINES))
@@ -136,9 +143,9 @@ def test_byte_level_bpe_is_lossless_and_its_fallback_rate_matches_a_direct_count
 
 def test_character_level_bpe_loses_whitespace_and_reports_unknown_characters():
     tokenizer = train_char_bpe([TEXT], vocab_size=120).tokenizer()
-    result = evaluate(tokenizer, ["the lazy", "a  lot\n", "ſ ȹ"])  # "ſ", "ȹ" never seen
-    assert result["lossless_rate"] == 1 / 3
-    assert result["unknown_rate"] == 2 / 18
+    result = evaluate(tokenizer, ["a  lot\n", "ſ ȹ\n", "the lazy"])  # "ſ", "ȹ" never seen
+    assert result["lossless_rate"] == 1 / 3  # the last line, which ends in no newline
+    assert result["unknown_rate"] == 2 / 19
 
 
 # -- the fast evaluate against the plain line-by-line computation (reference.py) -------------

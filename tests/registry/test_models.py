@@ -108,8 +108,8 @@ def test_deleting_a_version_deletes_its_rows(trained):
     assert MergeRule.objects.count() == len(trained.merges)
 
 
-def test_vocab_entry_kinds_are_the_cores_vocab_kinds():
-    assert tuple(VocabEntry.Kind.values) == VOCAB_KINDS
+def test_vocab_entry_kinds_are_the_cores_vocab_kinds_then_the_engines():
+    assert tuple(VocabEntry.Kind.values) == (*VOCAB_KINDS, "normal", "unknown", "control")
 
 
 @pytest.mark.django_db

@@ -188,7 +188,8 @@ def test_a_download_is_the_same_bytes_each_time_with_its_sha256_as_etag(client, 
                       HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
     zipped = client.get("/tokenizers/prose-bpe/2/download/gpt2/")
     assert zipped["Content-Disposition"] == 'attachment; filename="prose-bpe-gpt2.zip"'
-    assert client.get("/tokenizers/prose-bpe/2/download/sentencepiece/").status_code == 404
+    assert client.get("/tokenizers/prose-bpe/2/download/bogus/").status_code == 404
+    assert client.get("/tokenizers/prose-bpe/2/download/sentencepiece/").status_code == 400
 
 
 def test_a_format_that_cannot_hold_the_version_is_a_400_in_words_as_the_api_says(

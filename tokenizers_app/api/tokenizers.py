@@ -8,7 +8,7 @@ from django.http import HttpResponse
 from ninja import File, Form, Query, Router, Schema, Status
 from ninja.files import UploadedFile
 
-from ..bpe.formats import FORMATS
+from ..services.versions import IMPORT_FORMATS
 from ..downloads import artifact_response
 from ..errors import Invalid, NotFound, TooLarge
 from ..models import Corpus, Tokenizer, TokenizerVersion
@@ -30,7 +30,7 @@ from .errors import ERRORS
 from .paging import MAX_PAGE, MAX_PAGE_SIZE, TokenizerPage, VersionPage, page_of
 
 router = Router(tags=["tokenizers"])
-Format = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
+Format = Literal[tuple(IMPORT_FORMATS)]  # type: ignore[valid-type]
 BINARY = {"200": {"description": "the artifact's bytes (a zip for multi-file formats)",
                   "content": {"application/octet-stream":
                               {"schema": {"type": "string", "format": "binary"}}}}}
@@ -115,7 +115,8 @@ def encode(request, name: str, ref: str, body: EncodeIn):
     tokenizer = TokenizerVersion.objects.resolve(f"{name}@{ref}").cached_tokenizer()
     allowed = body.allowed_special if body.allowed_special == "all" else set(body.allowed_special)
     # EncodeOut as JSON, joined from texts kept per loaded version (json.dumps' very bytes)
-    return HttpResponse(tokenizer.encoding_json(body.text, allowed, body.disallowed_special),
+    return HttpResponse(tokenizer.encoding_json(body.text, allowed_special=allowed,
+                                                disallowed_special=body.disallowed_special),
                         content_type=JSON)
 
 

@@ -1,27 +1,98 @@
-"""Evaluating a tokenizer on a text: every metric of ``metrics`` in one pass over its lines.
+"""Evaluating a tokenizer on a text: every metric of ``metrics`` in one pass over the text.
 
-``evaluate(tokenizer, lines)`` encodes each line with ``encode_ordinary`` (lines as given: a
-file's lines keep their ``"\\n"``) and returns a JSON-able dict of the metrics (``metrics.py``
-defines each, with its unit). The work per line is a few calls into C; the rest is done once per
-distinct item, weighted by its count: per pre-token for byte-level BPE
-(``pretoken_totals.PreTokenTotals``), per run of whitespace or of other characters for every other
-tokenizer, which must encode such runs independently of each other (``totals.RunTotals``).
+``evaluate(tokenizer, blocks)`` treats the blocks (a file's lines, or any cut of a text) as one
+document, ``"".join(blocks)``, and gives the numbers of encoding that document whole with
+``encode_ordinary``: the stored compression ratio is the one the tokenizer's own library gives on
+the whole text. It streams the document by cutting it only where the tokenizer cannot join
+across the cut (``document_pieces``):
 
-Plain twin: ``reference_evaluate`` in tests/bpe/reference.py, line by line.
+- byte-level BPE: after a lone newline between two non-space characters (``"ab\\n" | "cd"``),
+  which no pre-token of the named patterns crosses (``PreTokenizer.line_cuts``); a custom
+  pattern is never cut. GPT-2 pre-tokenizes ``"\\n\\n"`` as one pre-token (one token), so the
+  text is never cut between two newlines;
+- every other tokenizer of the core (character-level BPE, the baselines) encodes each run of
+  whitespace or of other characters on its own: it is cut after each newline.
+
+The lossless rate is per line (a line ends after each ``"\\n"``): a corpus has no document
+separators, so its lines are the units checked with ``decode(encode(x)) == x``. The work per
+piece is a few calls into C; the rest is done once per distinct item, weighted by its count: per
+pre-token for byte-level BPE (``pretoken_totals.PreTokenTotals``), per run of whitespace or of
+other characters for the others (``totals.RunTotals``). Engines of other libraries (HF
+``tokenizers``, ``sentencepiece``) bring their own ``evaluate`` (``tokenizers_app.engines``).
+
+Plain twin: ``reference_evaluate`` in tests/bpe/reference.py, on the whole text at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from .pretoken_totals import PreTokenTotals
 from .totals import RunTotals
 
+PIECE_CHARS = 1 << 16  # a byte-level piece grows to about this many characters before a cut
 
-def evaluate(tokenizer, lines: Iterable[str]) -> dict:
-    """All metrics of ``tokenizer`` over a stream of lines (see the module docstring)."""
-    totals = (PreTokenTotals(tokenizer) if tokenizer.algorithm == "byte_bpe"
-              else RunTotals(tokenizer))
-    for group in totals.groups(lines):
+
+def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
+    """All metrics of ``tokenizer`` over the document ``"".join(blocks)`` (see the module
+    docstring)."""
+    lines = LineCounter(blocks)
+    if tokenizer.algorithm == "byte_bpe":
+        totals = PreTokenTotals(tokenizer)
+        items = document_pieces(lines, tokenizer.pretokenizer.line_cuts)
+    else:
+        totals, items = RunTotals(tokenizer), lines
+    for group in totals.groups(items):
         totals.add(group)
-    return totals.result()
+    return totals.result(lines=lines.count)
+
+
+class LineCounter:
+    """The lines of a stream of blocks, each ending in ``"\\n"`` (the last one may not), counted
+    as they pass: ``list(LineCounter(["a\\nb", "c\\n", "d"])) -> ["a\\n", "bc\\n", "d"]``."""
+
+    def __init__(self, blocks: Iterable[str]):
+        self.blocks, self.count = blocks, 0
+
+    def __iter__(self) -> Iterator[str]:
+        rest: list[str] = []
+        for block in self.blocks:
+            if not rest and block.find("\n") == len(block) - 1 and block:  # a line, as read
+                self.count += 1
+                yield block
+                continue
+            *whole, tail = block.split("\n")
+            for line in whole:
+                self.count += 1
+                yield "".join(rest) + line + "\n"
+                rest = []
+            if tail:
+                rest.append(tail)
+        if rest:
+            self.count += 1
+            yield "".join(rest)
+
+
+def document_pieces(lines: Iterable[str], line_cuts: bool,
+                    piece_chars: int = PIECE_CHARS) -> Iterator[str]:
+    """Consecutive lines joined into pieces that pre-tokenize as they do in the whole text: a
+    piece ends (once it holds ``piece_chars`` characters) only between a line ending in a
+    non-space character and a newline, and one starting with a non-space character, and only
+    when ``line_cuts`` says the pattern allows it.
+    ``list(document_pieces(["a\\n", "\\n", "b\\n", "c"], True, 1)) -> ["a\\n\\nb\\n", "c"]``."""
+    piece: list[str] = []
+    size = 0
+    for line in lines:
+        if (size >= piece_chars and line_cuts and line[:1] and not line[0].isspace()
+                and _ends_safely(piece[-1])):
+            yield "".join(piece)
+            piece, size = [], 0
+        piece.append(line)
+        size += len(line)
+    if piece:
+        yield "".join(piece)
+
+
+def _ends_safely(line: str) -> bool:
+    """A lone newline after a non-space character: ``"ab\\n"``, not ``"a \\n"`` nor ``"\\n"``."""
+    return len(line) >= 2 and line[-1] == "\n" and not line[-2].isspace()

@@ -150,7 +150,7 @@ class PreTokenTotals(Totals):
         for start in accumulate(map(len, line_pretokens[:-1])):
             if start < len(junctions):  # the first pre-token of a line meets nothing before it
                 junctions[start] &= _LINE_START
-        self.totals.update(count_joins(junctions), lossless_lines=len(lines))
+        self.totals.update(count_joins(junctions))
 
     def _learn(self, lines: list[str], line_pretokens: list[list[str]], line_ids: list[list[int]],
                facts: list) -> None:
@@ -194,6 +194,7 @@ class PreTokenTotals(Totals):
         sums = {field: weighted(map(operator.attrgetter(field), facts)) for field in
                 ("words", "one_token_words", "multibyte", "cut", "own_word", "covered")}
         totals = Counter(self.totals)
+        totals["lossless_lines"] = totals["lines"]  # the tokens spell each pre-token (checked)
         words = sums["words"] - totals["joins"]
         one_token = (sums["one_token_words"] - totals["joins_ending_one_token"]
                      - totals["joins_starting_one_token"] + totals["one_token_bridges"])

@@ -9,8 +9,9 @@ from itertools import accumulate
 
 def token_groups(tokenizer, text: str) -> list[dict]:
     """``{"ids": [...], "tokens": [bytes, ...], "text": str, "bytes": bytes, "start": int,
-    "unknown": bool}`` per group, in order (``start``: its first byte's offset in the text's
-    UTF-8; ``unknown``: a token is the tokenizer's ``<unk>``), from the
+    "unknown": bool}`` per group, in order (a token of zero width, as an engine's prepended
+    ``▁``, is in the group of the token after it) (``start``: its first byte's offset in the
+    text's UTF-8; ``unknown``: a token is the tokenizer's ``<unk>``), from the
     tokenizer's ``token_spans`` (so baselines work too). With byte tokens, ``"a€"`` gives
     ``[{"ids": [97], "tokens": [b"a"], "text": "a", "bytes": b"a", "start": 0}, {"ids": [226, 130,
     172], "tokens": [b"\\xe2", b"\\x82", b"\\xac"], "text": "€", ..., "start": 1}]``."""
@@ -22,12 +23,19 @@ def token_groups(tokenizer, text: str) -> list[dict]:
     for token_id, start, end in tokenizer.token_spans(text, ()):
         ids.append(token_id)
         tokens.append(data[start:end])
-        if end in ends:
+        if end in ends and end > start:  # a zero-width token joins the group that follows
             spelled = data[group_start:end]
             groups.append({"ids": ids, "tokens": tokens, "text": spelled.decode(),
                            "bytes": spelled, "start": group_start,
                            "unknown": unk_id is not None and unk_id in ids})
             ids, tokens, group_start = [], [], end
+    if ids and groups:  # zero-width tokens at the very end join the last group
+        groups[-1]["ids"] += ids
+        groups[-1]["tokens"] += tokens
+        groups[-1]["unknown"] = unk_id is not None and unk_id in groups[-1]["ids"]
+    elif ids:
+        groups.append({"ids": ids, "tokens": tokens, "text": "", "bytes": b"",
+                       "start": group_start, "unknown": unk_id is not None and unk_id in ids})
     return groups
 
 

@@ -74,13 +74,14 @@ class TokenTable:
         """The byte span of each token of ``ids`` in the text they encode."""
         return byte_spans(ids, self.lengths)
 
-    def encoding_json(self, ids: list[int]) -> str:
+    def encoding_json(self, ids: list[int], spans: list[tuple[int, int]] | None = None) -> str:
         """``{"ids": ids, "tokens": texts_of(ids), "spans": spans_of(ids)}`` exactly as
         ``json.dumps`` writes it, joined from each token's JSON text and the offsets' digits:
         ``TokenTable({0: b"a", 1: b" b"}).encoding_json([0, 1])`` ->
-        ``{"ids": [0, 1], "tokens": ["a", "\\u00b7b"], "spans": [[0, 1], [1, 3]]}``."""
+        ``{"ids": [0, 1], "tokens": ["a", "\\u00b7b"], "spans": [[0, 1], [1, 3]]}``. ``spans``,
+        when given, are used as they are (an engine's, whose tokens are pieces, not bytes)."""
         tokens = ", ".join(map(self.json_texts.__getitem__, ids))
-        spans = self._spans_json(ids)
+        spans = self._spans_json(ids) if spans is None else json.dumps(spans)
         return f'{{"ids": {json.dumps(ids)}, "tokens": [{tokens}], "spans": {spans}}}'
 
     def _spans_json(self, ids: Sequence[int]) -> str:

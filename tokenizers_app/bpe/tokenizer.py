@@ -255,6 +255,13 @@ class Tokenizer:
         """Concatenate token bytes and decode UTF-8, replacing invalid sequences."""
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
+    def encoding_json(self, text: str, allowed_special=frozenset(),
+                      disallowed_special="all") -> str:
+        """The encode endpoint's answer: ``{"ids", "tokens", "spans"}`` of ``encode(text,
+        ...)`` as JSON (``TokenTable.encoding_json``)."""
+        return self.token_table.encoding_json(self.encode(text, allowed_special,
+                                                          disallowed_special))
+
     def token_spans(self, text: str, allowed_special="all") -> list[tuple[int, int, int]]:
         """``(token id, start byte, end byte)`` of each token of ``text``, for display."""
         ids = self.encode(text, allowed_special, disallowed_special=())

@@ -30,7 +30,8 @@ _IS_WORD = regex.compile(r"\S")
 
 
 class Totals:
-    """Totals of one evaluation: ``add`` each of ``groups(lines)``, then ``result()``."""
+    """Totals of one evaluation: ``add`` each of ``groups(items)``, then ``result(lines)``.
+    The items are lines (``RunTotals``) or pieces of several lines (``PreTokenTotals``)."""
 
     def __init__(self, tokenizer):
         self.tokenizer = tokenizer
@@ -58,10 +59,12 @@ class Totals:
         ids = list(map(self.tokenizer.encode_ordinary, lines))
         self.seconds += time.perf_counter() - started
         self.totals.update(bytes=len("".join(lines).encode()), chars=sum(map(len, lines)),
-                           tokens=sum(map(len, ids)), lines=len(lines))
+                           tokens=sum(map(len, ids)))
         return ids
 
-    def result(self) -> dict:
+    def result(self, lines: int) -> dict:
+        """The metrics, over a document of ``lines`` lines (the units of the lossless rate)."""
+        self.totals["lines"] = lines
         totals, id_counts = self.final_counts()
         return metrics_of(self.tokenizer, totals, id_counts, self.seconds)
 

@@ -4,13 +4,13 @@ QuerySet."""
 
 from .aliases import ALIAS_PATTERN, Alias, AliasMove
 from .api_keys import ApiKey
-from .contents import MergeRule, VocabEntry
+from .contents import EngineFile, MergeRule, VocabEntry
 from .corpora import Corpus, CorpusQuerySet
 from .evaluations import Evaluation
 from .names import check_name
-from .runs import Algorithm, CountPart, TrainingRun
+from .runs import Algorithm, CountPart, Kind, TrainingRun
 from .versions import Tokenizer, TokenizerVersion, VersionQuerySet
 
 __all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus",
-           "CorpusQuerySet", "CountPart", "Evaluation", "MergeRule", "Tokenizer", "TokenizerVersion",
+           "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "Kind", "MergeRule", "Tokenizer", "TokenizerVersion",
            "TrainingRun", "VersionQuerySet", "VocabEntry", "check_name"]

@@ -1,4 +1,6 @@
-"""A version's contents as rows: its merge table (``MergeRule``) and vocabulary (``VocabEntry``)."""
+"""A version's contents as rows: its merge table (``MergeRule``) and vocabulary (``VocabEntry``);
+and for the kinds another library encodes (``hf``, ``sentencepiece``), the canonical file that
+library loads (``EngineFile``)."""
 
 from __future__ import annotations
 
@@ -68,8 +70,9 @@ class VocabQuerySet(models.QuerySet):
 
     def learned(self):
         """The tokens training learned, or an import added: neither special nor single bytes
-        (nor a character-level alphabet's symbols)."""
-        return self.filter(kind__in=[VocabEntry.Kind.MERGE, VocabEntry.Kind.ADDED])
+        (nor a character-level alphabet's symbols); an engine's ordinary pieces."""
+        return self.filter(kind__in=[VocabEntry.Kind.MERGE, VocabEntry.Kind.ADDED,
+                                     VocabEntry.Kind.NORMAL])
 
     def by(self, sort: str):
         """In rank (token id) order, or ``"length"``: longest first, then by id."""
@@ -81,14 +84,20 @@ class VocabQuerySet(models.QuerySet):
 class VocabEntry(models.Model):
     """Token ``token_id`` of a version and its bytes. ``kind``: a special token, one of the 256
     single bytes, the result of a merge, ``added`` (neither: an imported extra token), or a
-    symbol of a character-level alphabet (its text's UTF-8, ``</w>`` included)."""
+    symbol of a character-level alphabet (its text's UTF-8, ``</w>`` included); for the ``hf``
+    and ``sentencepiece`` kinds (whose tokens are the library's pieces, ``"▁the"``, in UTF-8)
+    also ``normal``, ``unknown`` (``<unk>``, ``[UNK]``), ``control`` (SentencePiece's ``<s>``)
+    and ``byte`` for a ``<0xNN>`` piece. ``score``: a SentencePiece piece's score."""
 
-    class Kind(models.TextChoices):  # the core's VOCAB_KINDS, in its order
+    class Kind(models.TextChoices):  # the core's VOCAB_KINDS, in its order, then the engines'
         SPECIAL = VOCAB_KINDS[0]
         BYTE = VOCAB_KINDS[1]
         MERGE = VOCAB_KINDS[2]
         ADDED = VOCAB_KINDS[3]
         SYMBOL = VOCAB_KINDS[4]  # a character of a character-level alphabet (``w``, ``w</w>``)
+        NORMAL = "normal"
+        UNKNOWN = "unknown"
+        CONTROL = "control"
 
     pk = models.CompositePrimaryKey("version", "token_id")
     version = models.ForeignKey("TokenizerVersion", on_delete=models.CASCADE, db_constraint=False,
@@ -96,8 +105,25 @@ class VocabEntry(models.Model):
     token_id = models.IntegerField()
     token = models.BinaryField()
     kind = models.CharField(max_length=7, choices=Kind.choices)
+    score = models.FloatField(null=True, blank=True)
 
     objects = VocabQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "vocab entries"
+
+
+class EngineFile(models.Model):
+    """The canonical file of a version that another library encodes (a ``tokenizer.json`` as
+    Hugging Face ``tokenizers`` writes it, a SentencePiece model's bytes), named by its content:
+    ``digest`` is the version's (``engines.engine_digest``), so versions of the same content,
+    under any tokenizer, share one file. Written once, never changed."""
+
+    digest = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=20)
+    content = models.BinaryField()
+    size_bytes = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.kind} file {self.digest[:12]}… ({self.size_bytes} bytes)"

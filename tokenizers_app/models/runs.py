@@ -17,6 +17,16 @@ class Algorithm(models.TextChoices):
     CHAR_BPE = "char_bpe", "character-level BPE"
 
 
+class Kind(models.TextChoices):
+    """What a version holds, and so which engine encodes it (``engines``): our core for the
+    first two, Hugging Face ``tokenizers`` and ``sentencepiece`` for the others."""
+
+    BYTE_BPE = "byte_bpe", "byte-level BPE"
+    CHAR_BPE = "char_bpe", "character-level BPE"
+    HF = "hf", "Hugging Face tokenizer.json"
+    SENTENCEPIECE = "sentencepiece", "SentencePiece model"
+
+
 class RunQuerySet(models.QuerySet):
     def active(self):
         """Runs not finished yet (queued or running)."""

@@ -12,6 +12,7 @@ from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
 from tokenizers_app.bpe.inspection import token_length_histogram
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
 from tokenizers_app.caches import BoundedCache
+from tokenizers_app.engines import ENGINE_KINDS
 from tokenizers_app.errors import Damaged
 
 from .contents import MergeRule, VocabEntry
@@ -59,7 +60,10 @@ class VersionContents:
     def load_tokenizer(self) -> CoreTokenizer:
         """Rebuild the core ``Tokenizer`` from the rows; rows that no longer give the recorded
         digest (a row lost or changed) raise ``Damaged``: a damaged version is never
-        served, exported or evaluated."""
+        served, exported or evaluated. A version of another library's kind is loaded from its
+        canonical file instead (``load_engine``)."""
+        if self.algorithm in ENGINE_KINDS:
+            return self.load_engine()
         try:
             vocab, merges, counts, special_ids = self.read_contents()
             if self.algorithm == Algorithm.CHAR_BPE:

@@ -16,7 +16,8 @@ from tokenizers_app.errors import Conflict, Invalid, NotFound
 
 from .aliases import version_number
 from .contents import VocabEntry
-from .runs import Algorithm, TrainingRun
+from .engine_versions import EngineContents
+from .runs import Kind, TrainingRun
 from .version_contents import VersionContents
 
 
@@ -118,7 +119,7 @@ class VersionQuerySet(models.QuerySet):
         return found
 
 
-class TokenizerVersion(VersionContents, models.Model):
+class TokenizerVersion(EngineContents, VersionContents, models.Model):
     """An immutable tokenizer: pattern, special tokens, merge rows and vocab rows, and a digest.
 
     Only ``lifecycle`` and ``notes`` change after the version is ready.
@@ -144,8 +145,8 @@ class TokenizerVersion(VersionContents, models.Model):
     tokenizer = models.ForeignKey(Tokenizer, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.BUILDING)
-    algorithm = models.CharField(max_length=20, choices=Algorithm.choices,
-                                 default=Algorithm.BYTE_BPE)
+    algorithm = models.CharField(max_length=20, choices=Kind.choices, default=Kind.BYTE_BPE,
+                                 help_text="the kind of tokenizer")
     pattern = models.TextField(help_text="byte-level BPE: the pattern; character-level BPE: the "
                                          "split (whitespace or word_punct)")
     options = models.JSONField(default=dict, blank=True, help_text=(
@@ -189,7 +190,7 @@ class TokenizerVersion(VersionContents, models.Model):
     def alphabet_size(self) -> int:
         """The base symbols: 256 bytes, or a character-level version's alphabet (what is
         neither special nor made by a merge)."""
-        if self.algorithm != Algorithm.CHAR_BPE:
+        if self.algorithm != Kind.CHAR_BPE:
             return 256
         return self.vocab_entries.filter(kind=VocabEntry.Kind.SYMBOL).count()
 
@@ -197,7 +198,7 @@ class TokenizerVersion(VersionContents, models.Model):
     def first_merge_id(self) -> int | None:
         """The id of merge 0's token when the ids are special tokens, base symbols (bytes or
         an alphabet), then one per merge, as in every trained version; else None."""
-        if self.standard_layout or (self.algorithm == Algorithm.CHAR_BPE
+        if self.standard_layout or (self.algorithm == Kind.CHAR_BPE
                                     and self.source == self.Source.TRAINING):
             return self.vocab_size - self.merge_count
         return None

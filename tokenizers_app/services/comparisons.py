@@ -26,7 +26,9 @@ class MetricRow:
     unit: str
     higher_is_better: bool
     values: list[float | None]
-    undefined: list[bool]  # computed, and undefined there ("n/a": byte fallback on ASCII text)
+    # computed, and undefined there ("n/a": byte fallback on ASCII text), or not defined for
+    # the version's kind (the unknown rate of byte-level BPE, which has no unknown token)
+    undefined: list[bool]
     best: list[bool]
     reported: bool  # some version reports it, or some has no result yet
 
@@ -72,7 +74,7 @@ def _row(name: str, evaluations: list[Evaluation | None]) -> MetricRow:
     best = best_value(name, values)
     return MetricRow(name=name, label=label, unit=unit, higher_is_better=higher_is_better,
                      values=values, best=[v is not None and v == best for v in values],
-                     undefined=[ok and name in e.metrics and e.metrics[name] is None
+                     undefined=[ok and e.metrics.get(name) is None
                                 for e, ok in zip(evaluations, done)],
                      reported=any(ok and name in e.metrics for e, ok in zip(evaluations, done))
                      or not all(done))

@@ -14,10 +14,11 @@ from pathlib import Path
 from django.conf import settings
 
 from ..bpe.atomic_files import write_files
-from ..bpe.formats import check_format, dumps_tokenizer
+from ..bpe.formats import FORMATS, KIND_FORMATS, check_format, dumps_tokenizer
 from ..bpe.formats.archive import download_file
 from ..caches import BoundedCache
-from ..errors import room_checked
+from ..engines import DOWNLOAD_FORMATS, ENGINE_KINDS, engine_files
+from ..errors import Invalid, room_checked
 from ..models import TokenizerVersion
 from ..storage import get_store
 
@@ -27,14 +28,16 @@ NOTHING_WRITTEN = "nothing was written"  # a full disk (NoRoom, 507): no file, w
 def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[str, bytes]:
     """The files of a version in ``format``, cached under ``MEDIA_ROOT/exports`` by digest
     (with a bucket as the store: rendered anew; the download is what is kept there)."""
-    check_format(format, version.algorithm)  # a format that cannot hold it names those that can
+    check_download_format(version, format)
     name = version.tokenizer.name
     if get_store().kind != "local":
         return dumps_tokenizer(version.load_tokenizer(), format, name)
     folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / format / name
     if folder.is_dir():
         return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
-    files = dumps_tokenizer(version.load_tokenizer(), format, name)
+    tokenizer = version.load_tokenizer()
+    files = (engine_files(tokenizer, format, name) if version.algorithm in ENGINE_KINDS
+             else dumps_tokenizer(tokenizer, format, name))
     folder.parent.mkdir(parents=True, exist_ok=True)
     # a ".part" folder: what a killed render leaves, the sweep removes (``services.sweep``)
     staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".staging-", suffix=".part"))
@@ -49,6 +52,24 @@ def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[st
     except OSError:  # another process cached it first
         shutil.rmtree(staging, ignore_errors=True)
     return files
+
+
+def download_formats(kind: str) -> tuple[str, ...]:
+    """The formats a version of ``kind`` downloads as."""
+    return DOWNLOAD_FORMATS.get(kind) or KIND_FORMATS.get(kind, FORMATS)
+
+
+def check_download_format(version: TokenizerVersion, format: str) -> None:
+    """Refuse (naming the formats that work) a format this version's kind cannot be written in:
+    the core's kinds have theirs (``bpe.formats.check_format``), ``hf`` and ``sentencepiece``
+    versions their own."""
+    if version.algorithm not in ENGINE_KINDS and format not in DOWNLOAD_FORMATS["sentencepiece"]:
+        check_format(format, version.algorithm)
+        return
+    formats = download_formats(version.algorithm)
+    if format not in formats:
+        raise Invalid(f"a {version.algorithm} version downloads as {', '.join(formats)}; "
+                      f"not {format}", field="format")
 
 
 @dataclass(frozen=True)

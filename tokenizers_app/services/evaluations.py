@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from .. import tasks
 from ..bpe.corpus import read_lines
-from ..bpe.evaluation import evaluate
 from ..bpe.inspection import frequent_word_tokens
+from ..engines import evaluate
 from ..errors import Invalid, StoreUnavailable
 from ..models import Corpus, Evaluation, TokenizerVersion
 from ..storage import get_store

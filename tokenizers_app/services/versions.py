@@ -9,9 +9,11 @@ from django.db.models import Max
 from ..bpe import CharBPETokenizer
 from ..bpe import Tokenizer as CoreTokenizer
 from ..bpe.canonical import content_digest
-from ..bpe.formats import PATTERNLESS_FORMATS, detect_format, loads_tokenizer
+from ..bpe.formats import FORMATS, PATTERNLESS_FORMATS, detect_format, loads_tokenizer
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import pattern_name
+from ..engines import ENGINE_KINDS, engine_digest, read_engine_files
+from ..engines.demo import train_wordpiece
 from ..errors import Invalid
 from ..models import Algorithm, Corpus, Tokenizer, TokenizerVersion, check_name
 from .evaluations import queue_evaluation
@@ -22,8 +24,10 @@ def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer | CharBPETokenizer,
                 source_detail: str = "", training_run=None, created_by=None) -> TokenizerVersion:
     """The version of ``tokenizer`` holding ``core``: the existing one with the same digest, or a
     new one numbered next, with all its rows. Call it inside a transaction, once who may add to
-    ``tokenizer`` is checked (``tokenizer_to_add_to``: at a run's start, at an import)."""
-    digest = digest or content_digest(core)
+    ``tokenizer`` is checked (``tokenizer_to_add_to``: at a run's start, at an import).
+    ``core`` may be an engine of another library (``engines``): its canonical file is kept."""
+    engine = core.algorithm in ENGINE_KINDS
+    digest = digest or (engine_digest(core) if engine else content_digest(core))
     Tokenizer.objects.select_for_update().filter(pk=tokenizer.pk).first()  # one numberer at a time
     existing = TokenizerVersion.objects.filter(tokenizer=tokenizer, digest=digest).first()
     if existing is not None:
@@ -34,7 +38,10 @@ def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer | CharBPETokenizer,
         options=core.options, special_tokens=core.special_tokens, vocab_size=len(core.vocab),
         merge_count=len(core.merges), digest=digest, source=source,
         source_detail=source_detail[:255], training_run=training_run, created_by=created_by)
-    version.write_contents(core)
+    if engine:
+        version.write_engine_contents(core)
+    else:
+        version.write_contents(core)
     version.mark_ready()
     for corpus in Corpus.objects.for_evaluation():
         queue_evaluation(version=version, corpus=corpus)
@@ -56,26 +63,34 @@ def check_may_add_to(*, name: str, user) -> None:
     check_may_add_version(user, Tokenizer.objects.filter(name=name).first(), name)
 
 
+ENGINE_FORMATS = ("sentencepiece",)  # read by an engine only, never by the core
+IMPORT_FORMATS = (*FORMATS, *ENGINE_FORMATS)
+
+
 def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: str | None = None,
                      pattern: str | None = None, source_detail: str = "",
                      created_by=OPERATOR) -> TokenizerVersion:
-    """A version from tokenizer files in any format the core reads (detected when not given);
-    the same content as an existing version of the tokenizer gives that version back. Only the
-    tokenizer's owner or staff may import into an existing tokenizer (``permissions``). A custom
-    pattern is tried on adversarial inputs first (``check_pattern``): one that backtracks
-    without end is refused. ``pattern`` is for GPT-2 files, which hold none (``pattern_note``
-    says which one the version got)."""
+    """A version from tokenizer files (the format is detected when not given): byte-level and
+    character-level BPE in any format the core reads; any other ``tokenizer.json`` that Hugging
+    Face ``tokenizers`` loads (or a ``transformers`` folder holding one), kind ``hf``; a
+    SentencePiece model (recognised by its content), kind ``sentencepiece``. The same content as
+    an existing version of the tokenizer gives that version back. Only the tokenizer's owner or
+    staff may import into an existing tokenizer (``permissions``). A custom pattern is tried on
+    adversarial inputs first (``check_pattern``): one that backtracks without end is refused.
+    ``pattern`` is for GPT-2 files, which hold none (``pattern_note`` says which one the
+    version got). Files that nothing reads are ``Invalid``, and leave no row."""
     check_name("tokenizer", tokenizer_name)
     check_may_add_to(name=tokenizer_name, user=created_by)
-    if pattern is not None and (format or detect_format(files)) not in PATTERNLESS_FORMATS:
-        raise Invalid("these files name their own pattern; a pattern is given only for GPT-2 "
-                      "files (vocab.json + merges.txt), which hold none", field="pattern")
-    core = loads_tokenizer(files, format, pattern=pattern)
-    if core.algorithm not in Algorithm.values:
-        raise Invalid(f"the registry keeps byte-level and character-level BPE tokenizers; these "
-                      f"files hold a {core.algorithm} tokenizer", field="files")
+    if format is not None and format not in IMPORT_FORMATS:
+        raise Invalid(f"unknown format {format!r}; choose one of {', '.join(IMPORT_FORMATS)}",
+                      field="format")
+    core = read_tokenizer(files, format, pattern)
     if core.algorithm == Algorithm.BYTE_BPE:
         check_pattern(core.pattern)
+    elif core.algorithm != Algorithm.CHAR_BPE and core.algorithm not in ENGINE_KINDS:
+        raise Invalid(f"the registry imports byte-level and character-level BPE, Hugging Face "
+                      f"and SentencePiece tokenizers; these files hold a {core.algorithm} "
+                      f"tokenizer", field="files")
     detail = source_detail or f"imported from {', '.join(sorted(files))}"
     with transaction.atomic():
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
@@ -83,11 +98,51 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
                            source_detail=detail, created_by=recorded(created_by))
 
 
+def import_trained_wordpiece(*, lines: list[str], tokenizer_name: str,
+                             corpus_name: str) -> TokenizerVersion:
+    """A BERT-style WordPiece trained with Hugging Face ``tokenizers`` on ``lines`` (of the
+    corpus ``corpus_name``), imported as a version of kind ``hf``: the demo's tokenizer of
+    another kind."""
+    return import_tokenizer(files={"tokenizer.json": train_wordpiece(lines)},
+                            tokenizer_name=tokenizer_name,
+                            source_detail=f"trained at demo load with Hugging Face tokenizers' "
+                                          f"WordPiece trainer on {corpus_name}")
+
+
+def read_tokenizer(files: dict[str, bytes], format: str | None, pattern: str | None):
+    """The core's tokenizer of the files, else the engine that reads them (``hf``,
+    ``sentencepiece``); ``Invalid`` saying why neither can."""
+    refused = None
+    if format not in ENGINE_FORMATS:
+        try:
+            detected = format or detect_format(files)
+        except ValueError as exc:
+            detected, refused = None, exc
+        if pattern is not None and detected not in PATTERNLESS_FORMATS:
+            raise Invalid("these files name their own pattern; a pattern is given only for "
+                          "GPT-2 files (vocab.json + merges.txt), which hold none",
+                          field="pattern")
+        if detected is not None:
+            try:
+                return loads_tokenizer(files, detected, pattern=pattern)
+            except ValueError as exc:
+                refused = exc
+    try:
+        engine = read_engine_files(files, format)
+    except ValueError as exc:
+        raise Invalid(f"{exc}" + (f" (the registry's own reader: {refused})" if refused
+                                  else ""), field="files") from None
+    if engine is None:
+        raise Invalid(f"{refused}; nor is any of them a tokenizer.json that Hugging Face "
+                      f"tokenizers loads or a SentencePiece model", field="files")
+    return engine
+
+
 def pattern_note(*, version: TokenizerVersion, files: dict[str, bytes], format: str | None = None,
                  pattern: str | None = None) -> str | None:
     """What an import says of the pattern when its files hold none (GPT-2's): the one the version
     splits text with, as given or as assumed; ``None`` for files that name their own."""
-    if (format or detect_format(files)) not in PATTERNLESS_FORMATS:
+    if format in ENGINE_FORMATS or _detected(files, format) not in PATTERNLESS_FORMATS:
         return None
     if version.algorithm == Algorithm.CHAR_BPE:
         return (f"vocab.json + merges.txt hold no split and no lowercasing: {version.label} "
@@ -98,3 +153,10 @@ def pattern_note(*, version: TokenizerVersion, files: dict[str, bytes], format: 
         return f"{used}, as given"
     return (f"{used}, assumed; import them again with the pattern it was trained with (gpt4, "
             f"or its regex) if that was another")
+
+
+def _detected(files: dict[str, bytes], format: str | None) -> str | None:
+    try:
+        return format or detect_format(files)
+    except ValueError:  # files only an engine reads
+        return None

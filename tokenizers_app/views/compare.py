@@ -13,6 +13,7 @@ from ..bpe.match_budget import PatternTooSlow
 from ..bpe.metric_text import metric_shown
 from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import mark_differences, token_groups
+from ..engines import kind_notes
 from ..errors import REFUSALS
 from ..models import Corpus, TokenizerVersion
 from ..services.comparisons import compare_versions, evaluation_corpus
@@ -63,7 +64,14 @@ def compare(request):
         if found else [], "charts": chart_data(found.rows) if found else [],
         "chart_names": HEADLINE_METRICS,
         "split_words": split_words(columns), "refs": request.GET.get("versions", ""),
+        "kind_notes": notes_of(versions),
         "sweep": sweep_curve(columns)})
+
+
+def notes_of(versions: list) -> list[tuple[str, str, list[str]]]:
+    """``(label, kind shown, notes)`` per version: what its numbers mean for its kind."""
+    return [(v.label, v.get_algorithm_display(), kind_notes(v.algorithm, v.pattern))
+            for v in versions]
 
 
 def chart_data(rows) -> list[dict]:

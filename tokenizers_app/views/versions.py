@@ -11,15 +11,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from ..bpe.formats import FORMATS, KIND_FORMATS
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
+from ..engines import kind_notes
 from ..errors import REFUSALS, NotFound
 from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
-from ..services.downloads import render_download
+from ..services.downloads import download_formats, render_download
 from ..services.evaluations import request_evaluation
 from ..services.permissions import may_add_version
+from ..services.versions import IMPORT_FORMATS
 from .access import readable
 
 PAGE_SIZE = 100
@@ -51,7 +52,9 @@ def version_detail(request, name, ref):
     done = {e.corpus_id for e in evaluations if e.status != e.Status.FAILED}
     return render(request, "tokenizers_app/version.html", {
         "version": version, "ref": ref, "lineage": version.lineage(),
-        "formats": KIND_FORMATS.get(version.algorithm, FORMATS),
+        "formats": download_formats(version.algorithm),
+        "kind_notes": [(version.label, version.get_algorithm_display(),
+                        kind_notes(version.algorithm, version.pattern))],
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
@@ -65,10 +68,9 @@ def usage_urls(request, version) -> dict:
     name, number = version.tokenizer.name, version.number
     def absolute(path: str) -> str:  # noqa: E306
         return request.build_absolute_uri(path)
-    formats = KIND_FORMATS.get(version.algorithm, FORMATS)
     return {"name": name, **{format.replace("-", "_"): absolute(reverse(
                 "download", args=[name, number, format]))
-             for format in ("hf", "transformers", "tiktoken", "subword-nmt") if format in formats},
+             for format in download_formats(version.algorithm)},
             "encode": absolute(reverse("api:encode", args=[name, number]))}
 
 
@@ -140,8 +142,8 @@ def version_download(request, name, ref, format):
     format that cannot hold this version (minbpe and a special token with a space, say) is a
     400 in words, as the API answers it."""
     version = _version(name, ref)
-    if format not in FORMATS:
-        raise NotFound(f"no format {format!r}: choose one of {', '.join(FORMATS)}")
+    if format not in IMPORT_FORMATS:
+        raise NotFound(f"no format {format!r}: choose one of {', '.join(IMPORT_FORMATS)}")
     try:
         download = render_download(version=version, format=format)
     except REFUSALS as refused:  # a registry error keeps its own status (a full disk 507)

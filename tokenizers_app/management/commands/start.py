@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand
 from tokenizers_app.models import Corpus
 from tokenizers_app.services.corpora import import_corpus
 from tokenizers_app.services.runs import start_training_run
+from tokenizers_app.services.versions import import_trained_wordpiece
 
 DEMO_TRAIN_BYTES = 3_000_000
 DEMO_EVAL_BYTES = 1_000_000
@@ -80,6 +81,11 @@ class Command(BaseCommand):
                                  vocab_size=2048, algorithm="char_bpe", split="word_punct")
         self.stdout.write(f"queued demo training run {run.pk} (tokenizer 'demo-docs-char-bpe', "
                           f"character-level)")
+        version = import_trained_wordpiece(lines=docs.decode().splitlines(),
+                                           tokenizer_name="demo-docs-wordpiece",
+                                           corpus_name=corpus.name)
+        self.stdout.write(f"imported {version.label}: a BERT-style WordPiece (kind hf) trained "
+                          f"on demo-docs, beside the byte-level BPE")
 
     def start_worker(self, concurrency: int) -> subprocess.Popen:
         schedule = Path(settings.VAR_DIR) / "celerybeat-schedule"

@@ -1,0 +1,93 @@
+"""The API and the command line with the kinds another library encodes: imports of every kind,
+the encode endpoint (the text's ids alone, as ``add_special_tokens=False``), downloads."""
+
+import io
+import zipfile
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.api.conftest import bearer
+from tests.engines.test_engines import KINDS, TEXTS, library
+from tokenizers_app.models import TokenizerVersion
+
+TEXT = "".join(TEXTS.values())
+
+
+def upload(client, key, name: str, files: dict[str, bytes], **fields):
+    streams = []
+    for file_name, data in files.items():
+        streams.append(io.BytesIO(data))
+        streams[-1].name = file_name
+    return client.post(f"/api/tokenizers/{name}/import", {"files": streams, **fields},
+                       **bearer(key))
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_imports_over_the_api_and_encodes_as_its_library(client, registry, kind):
+    response = upload(client, registry["member_key"], kind, KINDS[kind]())
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["algorithm"] == ("sentencepiece" if kind.startswith("sentencepiece") else "hf")
+    assert body["pattern_note"] is None
+    again = upload(client, registry["member_key"], kind, KINDS[kind]())
+    assert again.status_code == 201 and again.json()["number"] == 1  # the same content
+    encode, _ = library(kind)
+    for text in TEXTS.values():
+        encoded = client.post(f"/api/tokenizers/{kind}/versions/1/encode", {"text": text},
+                              content_type="application/json",
+                              **bearer(registry["member_key"])).json()
+        assert encoded["ids"] == encode(text)
+        assert len(encoded["spans"]) == len(encoded["tokens"]) == len(encoded["ids"])
+        data = text.encode()
+        assert all(0 <= s <= e <= len(data) for s, e in encoded["spans"])
+
+
+def test_downloads_of_an_engine_version_and_the_formats_it_refuses(client, registry):
+    key = registry["member_key"]
+    assert upload(client, key, "spm", KINDS["sentencepiece-unigram"]()).status_code == 201
+    assert upload(client, key, "bert", KINDS["bert-wordpiece"]()).status_code == 201
+    model = client.get("/api/tokenizers/spm/versions/1/download?format=sentencepiece",
+                       **bearer(key))
+    assert model.status_code == 200
+    import sentencepiece
+
+    processor = sentencepiece.SentencePieceProcessor(model_proto=b"".join(model.streaming_content))
+    assert processor.encode(TEXT) == library("sentencepiece-unigram")[0](TEXT)
+    refused = client.get("/api/tokenizers/spm/versions/1/download?format=hf", **bearer(key))
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == ("a sentencepiece version downloads as sentencepiece; "
+                                        "not hf")
+    folder = client.get("/api/tokenizers/bert/versions/1/download?format=transformers",
+                        **bearer(key))
+    names = zipfile.ZipFile(io.BytesIO(b"".join(folder.streaming_content))).namelist()
+    assert sorted(names) == ["bert-transformers/special_tokens_map.json",
+                             "bert-transformers/tokenizer.json",
+                             "bert-transformers/tokenizer_config.json"]
+    gpt2 = client.get("/api/tokenizers/prose-bpe/versions/1/download?format=sentencepiece",
+                      **bearer(key))
+    assert gpt2.status_code == 400 and "downloads as native, hf" in gpt2.json()["detail"]
+
+
+def test_a_file_nothing_reads_is_a_400_in_words_with_no_row(client, registry):
+    refused = upload(client, registry["member_key"], "junk", {"x.model": b"\x0a\x03abc"})
+    assert refused.status_code == 400
+    assert "nor is any of them a tokenizer.json that Hugging Face tokenizers loads or a " \
+           "SentencePiece model" in refused.json()["detail"]
+    assert not TokenizerVersion.objects.filter(tokenizer__name="junk").exists()
+
+
+def test_the_command_imports_a_sentencepiece_model_and_a_tokenizer_json(registry, tmp_path):
+    (tmp_path / "spm.model").write_bytes(KINDS["sentencepiece-bpe"]()["spm.model"])
+    (tmp_path / "llama").mkdir()
+    (tmp_path / "llama" / "tokenizer.json").write_bytes(KINDS["llama-bpe"]()["tokenizer.json"])
+    out = io.StringIO()
+    call_command("import_tokenizer", str(tmp_path / "spm.model"), "--tokenizer", "spm",
+                 stdout=out)
+    call_command("import_tokenizer", str(tmp_path / "llama"), "--tokenizer", "llama",
+                 "--format", "hf", stdout=out)
+    assert "version spm@1" in out.getvalue() and "version llama@1" in out.getvalue()
+    assert TokenizerVersion.objects.get(tokenizer__name="llama").algorithm == "hf"
+    with pytest.raises(CommandError, match="SentencePiece"):
+        call_command("import_tokenizer", str(tmp_path / "llama"), "--tokenizer", "x",
+                     "--format", "sentencepiece", stdout=out)

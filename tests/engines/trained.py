@@ -1,0 +1,87 @@
+"""Tokenizers of every kind the registry imports, trained here from real text with the field's
+own trainers (Hugging Face ``tokenizers`` and ``sentencepiece``): nothing is downloaded.
+
+Each function returns the file bytes a user would import: a ``tokenizer.json`` or a SentencePiece
+``.model``. They are deterministic for the same text, and cached per process."""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+
+from tests.bpe.corpora import SAMPLES, varied_text
+
+# English prose, code and a little CJK: CJK stays rare, so small vocabularies fall back on it
+TRAINING_TEXT = (SAMPLES["english"] * 4 + varied_text(120_000, seed=11)
+                 + "def f(x):\n    return x + 1\n\n" * 30 + "東京は日本の首都です。\n")
+TRAINING_LINES = [line for line in TRAINING_TEXT.splitlines() if line.strip()]
+BYTE_PIECES = [f"<0x{byte:02X}>" for byte in range(256)]
+
+
+@functools.cache
+def llama_bpe_json(vocab_size: int = 800) -> bytes:
+    """A Llama-2-style BPE: ``▁`` for spaces (Metaspace), byte fallback to ``<0xNN>`` pieces,
+    ``<unk>``, ``<s>``, ``</s>``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>", fuse_unk=True))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tokenizer.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
+                                           decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    specials = ["<unk>", "<s>", "</s>"]
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials + BYTE_PIECES,
+                                  limit_alphabet=150, show_progress=False)
+    tokenizer.train_from_iterator(TRAINING_LINES, trainer)
+    doc = json.loads(tokenizer.to_str())  # the byte pieces are ordinary vocab, not added tokens
+    doc["added_tokens"] = [t for t in doc["added_tokens"] if t["content"] in specials]
+    return json.dumps(doc, ensure_ascii=False, indent=2).encode()
+
+
+@functools.cache
+def bert_wordpiece_json(vocab_size: int = 700) -> bytes:
+    """A BERT-style WordPiece: lowercasing and accent-stripping normalizer, ``##`` continuations,
+    ``[UNK]`` for what it cannot spell, and the ``[CLS] ... [SEP]`` template."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from tokenizers import trainers
+
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece()
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials,
+                                        limit_alphabet=120, show_progress=False)
+    tokenizer.train_from_iterator(TRAINING_LINES, trainer)
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    return tokenizer.to_str(pretty=True).encode()
+
+
+@functools.cache
+def unigram_json(vocab_size: int = 600) -> bytes:
+    """A T5 / XLM-R-style Unigram with Metaspace and ``<unk>``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.Unigram())
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tokenizer.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=["<pad>", "</s>",
+                                      "<unk>"], unk_token="<unk>", show_progress=False)
+    tokenizer.train_from_iterator(TRAINING_LINES, trainer)
+    return tokenizer.to_str(pretty=True).encode()
+
+
+@functools.cache
+def sentencepiece_model(model_type: str = "bpe", vocab_size: int = 600) -> bytes:
+    """A SentencePiece ``.model`` (``bpe`` with byte fallback, or ``unigram``), as the
+    ``sentencepiece`` trainer writes it; the identity normalization keeps whitespace runs."""
+    import sentencepiece
+
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(TRAINING_LINES), model_writer=model, vocab_size=vocab_size,
+        model_type=model_type, byte_fallback=model_type == "bpe", character_coverage=0.9995,
+        normalization_rule_name="nmt_nfkc" if model_type == "unigram" else "identity",
+        num_threads=1, minloglevel=2)
+    return model.getvalue()

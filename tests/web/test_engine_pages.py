@@ -1,0 +1,97 @@
+"""The pages with versions of every kind side by side: byte-level BPE trained here, and the
+``hf`` and ``sentencepiece`` kinds imported; a page never branches on the kind, it labels it."""
+
+import re
+from unittest import mock
+
+import pytest
+
+from tests.engines.test_engines import KINDS, library
+from tokenizers_app.services.evaluations import evaluate_version
+from tokenizers_app.services.versions import import_tokenizer
+
+MIXED = ("llama-bpe", "bert-wordpiece", "sentencepiece-bpe")
+CJK_TEXT = "Tokenizers meet 東京 and 🍕 in   code:\n\tx = 1\n"
+
+
+@pytest.fixture
+def mixed(registry_data):
+    with mock.patch("celery.app.task.Task.apply_async"):
+        versions = {kind: import_tokenizer(files=KINDS[kind](), tokenizer_name=kind)
+                    for kind in MIXED}
+    for version in versions.values():
+        evaluate_version(version=version, corpus=registry_data["held_out"])
+    return {**registry_data, **versions}
+
+
+def get(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, response.content[:2000]
+    return response.content.decode()
+
+
+def test_the_leaderboard_shows_every_kind_with_its_label(client, mixed):
+    html = get(client, "/")
+    for kind in MIXED:
+        assert kind in html
+    assert "Hugging Face tokenizer.json" in html and "SentencePiece model" in html
+
+
+def test_compare_mixes_kinds_and_shows_their_rates(client, mixed):
+    html = get(client, "/compare/?versions=prose-bpe@1,llama-bpe@1,bert-wordpiece@1,"
+                       "sentencepiece-bpe@1")
+    assert "Unknown rate" in html and "Byte-fallback rate" in html
+    assert "n/a" in html  # byte-level BPE has no unknown rate, WordPiece no byte fallback
+    assert "its normalizer lowercases and strips accents" in html  # why BERT is lossy
+    assert "a word WordPiece cannot spell is one [UNK]" in html
+
+
+def test_the_playground_counts_each_kind_as_its_library_does(client, mixed):
+    response = client.post("/playground/", {"versions": "llama-bpe@1,bert-wordpiece@1,"
+                                                        "sentencepiece-bpe@1,prose-bpe@1",
+                                            "text": CJK_TEXT})
+    assert response.status_code == 200
+    html = response.content.decode()
+    for kind in MIXED:
+        encode, _ = library(kind)
+        assert f"{len(encode(CJK_TEXT))} tokens" in html, kind
+
+
+@pytest.mark.parametrize("kind", MIXED)
+def test_version_vocabulary_and_token_pages_of_each_kind(client, mixed, kind):
+    html = get(client, f"/tokenizers/{kind}/1/")
+    assert kind in html and "What the numbers mean for each kind" in html
+    library_name = "sentencepiece" if kind.startswith("sentencepiece") else "Hugging Face"
+    assert library_name in html and "tiktoken</summary>" not in html
+    get(client, f"/tokenizers/{kind}/1/vocab/?q=%E2%96%81")  # "▁"
+    get(client, f"/tokenizers/{kind}/1/tokens/10/")
+
+
+def test_the_merge_tree_of_a_hugging_face_bpe_token(client, mixed):
+    version = mixed["llama-bpe"]
+    engine = version.cached_tokenizer()
+    token_id = max(engine.vocab, key=lambda i: len(engine.vocab[i]) * (i not in
+                                                                          engine.special_ids.values()))
+    html = get(client, f"/tokenizers/llama-bpe/1/tokens/{token_id}/")
+    assert "rank" in html
+    get(client, "/tokenizers/llama-bpe/1/merges/?q=e")
+
+
+def test_the_admin_the_api_and_the_commands_read_an_engine_version(client, mixed):
+    import io
+
+    from django.core.management import call_command
+
+    client.force_login(mixed["staff"])
+    version = mixed["sentencepiece-bpe"]
+    get(client, f"/admin/tokenizers_app/tokenizerversion/{version.pk}/change/")
+    get(client, "/admin/tokenizers_app/tokenizerversion/")
+    detail = client.get("/api/tokenizers/bert-wordpiece/versions/1").json()
+    assert detail["algorithm"] == "hf" and detail["pattern"].startswith("WordPiece")
+    out = io.StringIO()
+    call_command("encode", "llama-bpe@1", "--text", "Hello 東京", stdout=out)
+    encode, _ = library("llama-bpe")
+    assert out.getvalue().splitlines()[0] == " ".join(map(str, encode("Hello 東京")))
+    shown = io.StringIO()
+    call_command("show", "bert-wordpiece@1", stdout=shown)
+    assert "bert-wordpiece@1" in shown.getvalue()

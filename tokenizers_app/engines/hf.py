@@ -1,0 +1,192 @@
+"""``HFEngine``: any ``tokenizer.json`` that Hugging Face ``tokenizers`` loads (BPE with byte
+fallback and Metaspace, WordPiece, Unigram, byte-level BPE with normalizers our core does not
+read), encoded and decoded by that library.
+
+``HFEngine(tokenizer_json_bytes)`` keeps the library's own serialization as the canonical file
+(``canonical``: ``Tokenizer.to_str()``, so the same tokenizer written with other spacing or key
+order is the same content). ``encode_ordinary`` gives the ids of ``encode(text,
+add_special_tokens=False)`` with special-token text encoded as plain text (the library's
+``encode_special_tokens``): no ``[CLS]``/``<s>`` template and no special ids.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from functools import cached_property
+
+from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
+from ..bpe.token_table import TokenTable
+from .spans import char_to_byte_offsets, tidy_spans
+
+BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
+MODEL_TYPES = ("BPE", "WordPiece", "Unigram", "WordLevel")
+
+
+def load_hf(data: bytes):
+    """The library's ``Tokenizer`` of a ``tokenizer.json``; ``ValueError`` saying why when the
+    library cannot read it."""
+    import tokenizers
+
+    try:
+        return tokenizers.Tokenizer.from_str(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"the tokenizer.json is not UTF-8 text (byte {exc.start})") from None
+    except Exception as exc:  # the library's own error type, with its message
+        raise ValueError(f"Hugging Face tokenizers cannot load this tokenizer.json: "
+                         f"{str(exc)[:200]}") from None
+
+
+class HFEngine:
+    """A ``tokenizer.json`` behind the app's ``Engine`` protocol."""
+
+    algorithm = "hf"
+    merge_counts = None
+
+    def __init__(self, data: bytes):
+        self._special = load_hf(data)  # splits special tokens out of the text, as HF does
+        self.canonical = self._special.to_str().encode()
+        self._ordinary = load_hf(self.canonical)
+        self._ordinary.encode_special_tokens = True  # special-token text is plain text
+        doc = json.loads(self.canonical)
+        model = doc.get("model") or {}
+        self.model_type = model.get("type", "")
+        self.pattern = describe(doc)
+        pieces = self._special.get_vocab(with_added_tokens=True)
+        _check_ids(json.loads(data).get("model") or {}, pieces)  # as given: the library dedups
+        self.vocab = {token_id: piece.encode() for piece, token_id in pieces.items()}
+        added = self._special.get_added_tokens_decoder()
+        self.special_ids = {added[i].content: i for i in sorted(added) if added[i].special}
+        self.special_tokens = list(self.special_ids)
+        self.unk_id = _unk_id(model, pieces)
+        self.byte_ids = frozenset(pieces[p] for p in pieces if BYTE_PIECE.fullmatch(p)) \
+            if model.get("byte_fallback") else frozenset()
+        self.merges = [(left.encode(), right.encode()) for left, right in _merges(model)]
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    @cached_property
+    def token_table(self) -> TokenTable:
+        return TokenTable(self.vocab)
+
+    def vocab_kinds(self):
+        """``(id, piece bytes, kind, score)`` by id: ``unknown``, ``special`` (an added special
+        token), ``byte`` (a ``<0xNN>`` piece of a byte-fallback model) or ``normal``; no
+        scores."""
+        for token_id, token in sorted(self.vocab.items()):
+            kind = ("unknown" if token_id == self.unk_id else
+                    "special" if token_id in self.special_ids.values() else
+                    "byte" if token_id in self.byte_ids else "normal")
+            yield token_id, token, kind, None
+
+    def token_bytes(self, token_id: int) -> bytes:
+        try:
+            return self.vocab[token_id]
+        except KeyError:
+            raise ValueError(f"token id {token_id!r} is not in the vocab") from None
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        return self._ordinary.encode(text, add_special_tokens=False).ids
+
+    def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in self._ordinary.encode_batch(texts, add_special_tokens=False)]
+
+    def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
+        """tiktoken's meaning: allowed special-token text becomes its id, disallowed special-token
+        text raises ``ValueError``, any other is plain text."""
+        return [i for i, _, _ in self._encoded(text, allowed_special, disallowed_special)]
+
+    def token_spans(self, text: str, allowed_special="all") -> list[tuple[int, int, int]]:
+        return self._encoded(text, allowed_special, ())
+
+    def _encoded(self, text: str, allowed_special, disallowed_special):
+        allowed = check_allowed_special(self.special_tokens, allowed_special, disallowed_special,
+                                        text)
+        if not allowed or set(allowed) == set(self.special_tokens):
+            library = self._special if allowed else self._ordinary
+            return self._spans_of(text, library.encode(text, add_special_tokens=False), 0)
+        found, offset = [], 0
+        for segment, is_special in split_special(text, special_regex(allowed)):
+            size = len(segment.encode())
+            if is_special:
+                found.append((self.special_ids[segment], offset, offset + size))
+            else:
+                encoding = self._ordinary.encode(segment, add_special_tokens=False)
+                found += self._spans_of(segment, encoding, offset)
+            offset += size
+        return found
+
+    def _spans_of(self, text: str, encoding, offset: int) -> list[tuple[int, int, int]]:
+        to_bytes = char_to_byte_offsets(text)
+        ids = encoding.ids
+        spans = [(to_bytes[s], to_bytes[e]) for s, e in encoding.offsets]
+        spans = tidy_spans(spans, [i in self.byte_ids for i in ids])
+        return [(i, offset + s, offset + e) for i, (s, e) in zip(ids, spans)]
+
+    def encoding_json(self, text: str, allowed_special=frozenset(),
+                      disallowed_special="all") -> str:
+        """The encode endpoint's answer: ``{"ids", "tokens", "spans"}`` of ``encode(text,
+        ...)`` as JSON, each span the library's offsets in bytes."""
+        found = self._encoded(text, allowed_special, disallowed_special)
+        return self.token_table.encoding_json([i for i, _, _ in found],
+                                              [(s, e) for _, s, e in found])
+
+    def decode(self, ids: Iterable[int]) -> str:
+        ids = list(ids)
+        for token_id in ids:
+            if token_id not in self.vocab:
+                raise ValueError(f"token id {token_id!r} is not in the vocab")
+        return self._special.decode(ids, skip_special_tokens=False)
+
+    def decode_batch(self, batch: list[list[int]]) -> list[str]:
+        return self._special.decode_batch(batch, skip_special_tokens=False)
+
+    def __repr__(self) -> str:
+        return f"HFEngine({self.model_type}, vocab_size={self.vocab_size})"
+
+
+def describe(doc: dict) -> str:
+    """What a version page shows as the pattern of an HF tokenizer: its model and the types of
+    its normalizer and pre-tokenizer, ``"WordPiece; normalizer BertNormalizer; pre-tokenizer
+    BertPreTokenizer"``."""
+    parts = [(doc.get("model") or {}).get("type", "?")]
+    for key, name in (("normalizer", "normalizer"), ("pre_tokenizer", "pre-tokenizer")):
+        part = doc.get(key)
+        if part:
+            kind = part.get("type", "?")
+            if kind == "Sequence":
+                inner = part.get("normalizers") or part.get("pretokenizers") or []
+                kind = "Sequence(" + ", ".join(p.get("type", "?") for p in inner) + ")"
+            parts.append(f"{name} {kind}")
+    return "; ".join(parts)
+
+
+def _check_ids(model: dict, pieces: dict[str, int]) -> None:
+    """Each id is one piece's: a file whose vocab gives two pieces one id is refused (the
+    library would keep one of them, and the other could never be decoded)."""
+    vocab = model.get("vocab")
+    ids = list(vocab.values()) if isinstance(vocab, dict) else list(pieces.values())
+    if len(set(ids)) < len(ids):
+        seen: dict[int, str] = {}
+        for piece, token_id in (vocab.items() if isinstance(vocab, dict) else pieces.items()):
+            if token_id in seen:
+                raise ValueError(f"token id {token_id} is used twice in the vocab (by "
+                                 f"{seen[token_id]!r} and {piece!r})")
+            seen[token_id] = piece
+
+
+def _unk_id(model: dict, pieces: dict[str, int]) -> int | None:
+    if model.get("type") == "Unigram":
+        return model.get("unk_id")
+    return pieces.get(model.get("unk_token") or "")
+
+
+def _merges(model: dict) -> list[tuple[str, str]]:
+    """A BPE model's merges, written ``"a b"`` (older files) or ``["a", "b"]``."""
+    if model.get("type") != "BPE":
+        return []
+    return [tuple(m.split(" ", 1)) if isinstance(m, str) else (m[0], m[1])
+            for m in model.get("merges", [])]

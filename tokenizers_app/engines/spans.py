@@ -1,0 +1,60 @@
+"""Byte spans of the tokens of an engine, made fit for colouring: in order, never overlapping,
+the byte pieces of one character each given one of its bytes.
+
+The libraries give offsets as characters (Hugging Face) or bytes (SentencePiece). Byte-fallback
+pieces of one character share its span (HF) or sit at zero width before it (SentencePiece); a
+prepended ``▁`` shares the span of the first character (HF's Metaspace).
+"""
+
+from __future__ import annotations
+
+import operator
+from itertools import accumulate
+
+
+def char_to_byte_offsets(text: str) -> list[int]:
+    """Byte offset of each character offset: ``char_to_byte_offsets("aé") -> [0, 1, 3]``."""
+    if text.isascii():
+        return list(range(len(text) + 1))
+    return list(accumulate((len(c.encode()) for c in text), initial=0))
+
+
+def tidy_spans(spans: list[tuple[int, int]], is_byte: list[bool]) -> list[tuple[int, int]]:
+    """Spread each run of byte pieces over its bytes when it has one piece per byte; a token
+    sharing its span with the next becomes zero-width at its start; then no span starts before
+    the previous one ends. ``tidy_spans([(0, 3)] * 3, [True] * 3) -> [(0, 1), (1, 2), (2, 3)]``;
+    ``tidy_spans([(0, 1), (0, 1)], [False, False]) -> [(0, 0), (0, 1)]``."""
+    spans = list(spans)
+    if any(is_byte):
+        _spread_byte_runs(spans, is_byte)
+    following = spans[1:] + [(-1, -1)]
+    spans = [(span[0], span[0]) if span == after and span[0] < span[1] else span
+             for span, after in zip(spans, following)]
+    starts, ends = [s for s, _ in spans], [e for _, e in spans]
+    if all(map(operator.le, ends, starts[1:])) and all(map(operator.le, starts, ends)):
+        return spans  # in order already (the usual case): no clamping
+    tidy, last = [], 0
+    for start, end in spans:
+        start = max(start, last)
+        end = max(end, start)
+        tidy.append((start, end))
+        last = end
+    return tidy
+
+
+def _spread_byte_runs(spans: list[tuple[int, int]], is_byte: list[bool]) -> None:
+    """Give each piece of a run of byte pieces one byte, when the run has one piece per byte
+    of the text it spans (in place)."""
+    index = 0
+    while index < len(spans):
+        if not is_byte[index]:
+            index += 1
+            continue
+        end = index
+        while end + 1 < len(spans) and is_byte[end + 1]:
+            end += 1
+        low = min(s for s, _ in spans[index:end + 1])
+        high = max(e for _, e in spans[index:end + 1])
+        if high - low == end + 1 - index:  # one byte each
+            spans[index:end + 1] = [(b, b + 1) for b in range(low, high)]
+        index = end + 1

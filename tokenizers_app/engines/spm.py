@@ -1,0 +1,204 @@
+"""``SentencePieceEngine``: a SentencePiece ``.model`` (BPE or Unigram), encoded and decoded by
+the ``sentencepiece`` library.
+
+The model bytes as the library serializes them are the canonical file (``canonical``). Control
+pieces (``<s>``, ``</s>``) are the special tokens: the library never makes them from text, so
+``encode_ordinary`` gives the text's ids alone (no BOS/EOS); ``encode`` with an allowed special
+token cuts the text there and encodes each side, as a SentencePiece user who adds ``<s>`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cached_property
+
+from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
+from ..bpe.token_table import TokenTable
+from .spans import tidy_spans
+
+# what the model's trainer spec calls its model types
+MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
+
+
+def load_sentencepiece(data: bytes):
+    """The library's processor of a ``.model``; ``ValueError`` when the bytes are not one."""
+    import sentencepiece
+
+    processor = sentencepiece.SentencePieceProcessor()
+    try:
+        processor.LoadFromSerializedProto(data)
+    except Exception as exc:  # the library's parse error
+        raise ValueError(f"sentencepiece cannot load this model: {str(exc)[:200]}") from None
+    if processor.get_piece_size() == 0:
+        raise ValueError("sentencepiece read a model without pieces")
+    return processor
+
+
+def is_sentencepiece(data: bytes) -> bool:
+    """Whether the bytes are a SentencePiece model (by their content, whatever the file's
+    name): a protobuf that the library loads."""
+    if not data or data.lstrip()[:1] in (b"{", b"[") or data.startswith(b"minbpe"):
+        return False
+    try:
+        load_sentencepiece(data)
+    except ValueError:
+        return False
+    return True
+
+
+class SentencePieceEngine:
+    """A ``.model`` behind the app's ``Engine`` protocol."""
+
+    algorithm = "sentencepiece"
+    merge_counts = None
+
+    def __init__(self, data: bytes):
+        self._sp = load_sentencepiece(data)
+        self.canonical = self._sp.serialized_model_proto()
+        sp, size = self._sp, self._sp.get_piece_size()
+        self.vocab = {i: sp.id_to_piece(i).encode() for i in range(size)}
+        self.scores = [sp.get_score(i) for i in range(size)]
+        self.kinds = [piece_kind(sp, i) for i in range(size)]
+        self.special_ids = {sp.id_to_piece(i): i for i in range(size) if sp.is_control(i)}
+        self.special_tokens = list(self.special_ids)
+        unknown = [i for i in range(size) if sp.is_unknown(i)]
+        self.unk_id = unknown[0] if unknown else None
+        self.byte_ids = frozenset(i for i in range(size) if sp.is_byte(i))
+        self.model_type = _model_type(self.canonical)
+        self.pattern = (f"SentencePiece {self.model_type}; normalization "
+                        f"{_normalization(self.canonical)}")
+        self.merges: list[tuple[bytes, bytes]] = []
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    @cached_property
+    def token_table(self) -> TokenTable:
+        return TokenTable(self.vocab)
+
+    def vocab_kinds(self):
+        """``(id, piece bytes, kind, score)`` by id (``piece_kind``)."""
+        for token_id, token in sorted(self.vocab.items()):
+            yield token_id, token, self.kinds[token_id], self.scores[token_id]
+
+    def token_bytes(self, token_id: int) -> bytes:
+        try:
+            return self.vocab[token_id]
+        except KeyError:
+            raise ValueError(f"token id {token_id!r} is not in the vocab") from None
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        return self._sp.encode(text, add_bos=False, add_eos=False)
+
+    def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
+        return self._sp.encode(texts, add_bos=False, add_eos=False)
+
+    def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
+        return [i for i, _, _ in self._encoded(text, allowed_special, disallowed_special)]
+
+    def token_spans(self, text: str, allowed_special="all") -> list[tuple[int, int, int]]:
+        return self._encoded(text, allowed_special, ())
+
+    def _encoded(self, text: str, allowed_special, disallowed_special):
+        allowed = check_allowed_special(self.special_tokens, allowed_special, disallowed_special,
+                                        text)
+        found, offset = [], 0
+        for segment, is_special in split_special(text, special_regex(allowed)):
+            size = len(segment.encode())
+            if is_special:
+                found.append((self.special_ids[segment], offset, offset + size))
+            elif segment:
+                found += self._spans_of(segment, offset)
+            offset += size
+        return found
+
+    def _spans_of(self, text: str, offset: int) -> list[tuple[int, int, int]]:
+        mapped = self._sp.encode(text, add_bos=False, add_eos=False,
+                                 return_type="offset_mapping", return_bytes=True)
+        ids = mapped["ids"]
+        spans = tidy_spans(list(mapped["offsets"]), [i in self.byte_ids for i in ids])
+        return [(i, offset + s, offset + e) for i, (s, e) in zip(ids, spans)]
+
+    def encoding_json(self, text: str, allowed_special=frozenset(),
+                      disallowed_special="all") -> str:
+        """The encode endpoint's answer: ``{"ids", "tokens", "spans"}`` of ``encode(text,
+        ...)`` as JSON, each span the library's offsets in bytes."""
+        found = self._encoded(text, allowed_special, disallowed_special)
+        return self.token_table.encoding_json([i for i, _, _ in found],
+                                              [(s, e) for _, s, e in found])
+
+    def decode(self, ids: Iterable[int]) -> str:
+        ids = list(ids)
+        for token_id in ids:
+            if token_id not in self.vocab:
+                raise ValueError(f"token id {token_id!r} is not in the vocab")
+        return self._sp.decode(ids)
+
+    def decode_batch(self, batch: list[list[int]]) -> list[str]:
+        return self._sp.decode(batch)
+
+    def __repr__(self) -> str:
+        return f"SentencePieceEngine({self.model_type}, vocab_size={self.vocab_size})"
+
+
+def piece_kind(processor, token_id: int) -> str:
+    """``unknown``, ``control``, ``byte`` or ``normal`` (user-defined pieces are normal: the
+    library makes them from text like any other)."""
+    if processor.is_unknown(token_id):
+        return "unknown"
+    if processor.is_control(token_id):
+        return "control"
+    if processor.is_byte(token_id):
+        return "byte"
+    return "normal"
+
+
+def _model_type(proto: bytes) -> str:
+    """The model type in the trainer spec (field 2 of the ModelProto, whose field 3 is the
+    model type), read without a protobuf library: ``"BPE"`` or ``"Unigram"``."""
+    trainer_spec = _field(proto, 2)
+    code = _field(trainer_spec, 3) if isinstance(trainer_spec, bytes) else None
+    return MODEL_TYPES.get(code if isinstance(code, int) else 1, "Unigram")
+
+
+def _normalization(proto: bytes) -> str:
+    """The normalization rule's name (field 1 of the normalizer spec, field 3 of the model):
+    ``"nmt_nfkc"``, ``"identity"``."""
+    spec = _field(proto, 3)
+    name = _field(spec, 1) if isinstance(spec, bytes) else None
+    return name.decode("utf-8", errors="replace") if isinstance(name, bytes) else "unknown"
+
+
+def _field(data: bytes, number: int):
+    """The first value of field ``number`` in a protobuf message (bytes for a length-delimited
+    field, an int for a varint), or None."""
+    index = 0
+    while index < len(data):
+        key, index = _varint(data, index)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, index = _varint(data, index)
+        elif wire == 2:
+            size, index = _varint(data, index)
+            value, index = data[index:index + size], index + size
+        elif wire == 5:
+            value, index = data[index:index + 4], index + 4
+        elif wire == 1:
+            value, index = data[index:index + 8], index + 8
+        else:
+            return None
+        if field == number:
+            return value
+    return None
+
+
+def _varint(data: bytes, index: int) -> tuple[int, int]:
+    value, shift = 0, 0
+    while True:
+        byte = data[index]
+        value |= (byte & 0x7F) << shift
+        index += 1
+        if byte < 0x80:
+            return value, index
+        shift += 7
