@@ -16,6 +16,7 @@ modules)"``.
 
 from __future__ import annotations
 
+import importlib
 import os
 
 from . import encoding_loop, training_loop
@@ -27,11 +28,11 @@ def _compiled_modules():
     """The compiled twins, or None when the switch forbids them or they were not built."""
     if os.environ.get(PURE_SWITCH) == "1":
         return None
-    try:
-        from . import encoding_loop_compiled, training_loop_compiled
+    try:  # by name: extension modules, which import graphs of the sources cannot see
+        return tuple(importlib.import_module(f"{__package__}.{name}")
+                     for name in ("training_loop_compiled", "encoding_loop_compiled"))
     except ImportError:
         return None
-    return training_loop_compiled, encoding_loop_compiled
 
 
 _modules = _compiled_modules()

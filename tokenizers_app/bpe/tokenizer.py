@@ -204,8 +204,7 @@ class Tokenizer:
 
     def encoding_json(self, text: str, allowed_special=frozenset(),
                       disallowed_special="all") -> str:
-        """``{"ids", "tokens", "spans"}`` of ``encode(text, ...)`` as JSON, joined from texts kept
-        per tokenizer (``TokenTable.encoding_json``; the API's encode answers it)."""
+        """The API encode's answer, ``{"ids", "tokens", "spans"}`` (``TokenTable.encoding_json``)."""
         return self.token_table.encoding_json(self.encode(text, allowed_special,
                                                           disallowed_special))
 
@@ -254,13 +253,6 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         """Concatenate token bytes and decode UTF-8, replacing invalid sequences."""
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
-
-    def encoding_json(self, text: str, allowed_special=frozenset(),
-                      disallowed_special="all") -> str:
-        """The encode endpoint's answer: ``{"ids", "tokens", "spans"}`` of ``encode(text,
-        ...)`` as JSON (``TokenTable.encoding_json``)."""
-        return self.token_table.encoding_json(self.encode(text, allowed_special,
-                                                          disallowed_special))
 
     def token_spans(self, text: str, allowed_special="all") -> list[tuple[int, int, int]]:
         """``(token id, start byte, end byte)`` of each token of ``text``, for display."""

@@ -42,6 +42,7 @@ class HFEngine:
     """A ``tokenizer.json`` behind the app's ``Engine`` protocol."""
 
     algorithm = "hf"
+    options: dict = {}  # what a character-level BPE keeps beside its pattern: nothing here
     merge_counts = None
 
     def __init__(self, data: bytes):

@@ -23,6 +23,8 @@ class Engine(Protocol):
       library names it, ``"▁the"``, ``"##ing"``, ``"<0xE6>"``, in UTF-8);
     - ``special_ids``: ``{special token text: id}``; ``special_tokens``: their texts in order;
     - ``merges``: ``[(left bytes, right bytes)]`` in rank order (empty for kinds without);
+    - ``unk_id``: the unknown token's id, or None; ``options``: what a kind keeps beside its
+      pattern (character-level BPE's lowercasing and suffix; empty for the others);
     - ``encode_ordinary(text)``: the text's ids alone, special-token text as plain text, no
       template tokens (``[CLS]``, ``<s>``);
     - ``encode(text, allowed_special, disallowed_special)``: tiktoken's meaning;
@@ -36,6 +38,8 @@ class Engine(Protocol):
     special_ids: dict[str, int]
     special_tokens: list[str]
     merges: list[tuple[bytes, bytes]]
+    unk_id: int | None
+    options: dict
 
     @property
     def vocab_size(self) -> int: ...

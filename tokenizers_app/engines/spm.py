@@ -51,6 +51,7 @@ class SentencePieceEngine:
 
     algorithm = "sentencepiece"
     merge_counts = None
+    options: dict = {}  # what a character-level BPE keeps beside its pattern: nothing here
 
     def __init__(self, data: bytes):
         self._sp = load_sentencepiece(data)

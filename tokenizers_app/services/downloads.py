@@ -30,14 +30,14 @@ def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[st
     (with a bucket as the store: rendered anew; the download is what is kept there)."""
     check_download_format(version, format)
     name = version.tokenizer.name
-    if get_store().kind != "local":
-        return dumps_tokenizer(version.load_tokenizer(), format, name)
     folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / format / name
-    if folder.is_dir():
+    if get_store().kind == "local" and folder.is_dir():
         return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
     tokenizer = version.load_tokenizer()
     files = (engine_files(tokenizer, format, name) if version.algorithm in ENGINE_KINDS
              else dumps_tokenizer(tokenizer, format, name))
+    if get_store().kind != "local":
+        return files
     folder.parent.mkdir(parents=True, exist_ok=True)
     # a ".part" folder: what a killed render leaves, the sweep removes (``services.sweep``)
     staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".staging-", suffix=".part"))
@@ -116,7 +116,7 @@ def render_download(*, version: TokenizerVersion, format: str) -> Download:
     the file and its gzip first, then ``<file>.sha256`` holding its sha256 and size, written
     last: a download is complete when that exists. This process then remembers it, so serving
     it again reads no rows."""
-    check_format(format)
+    check_download_format(version, format)
     store = get_store()
     key = (store.describe(), version.digest, format, version.tokenizer.name)
     kept = _DOWNLOADS.get(key)
