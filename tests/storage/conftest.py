@@ -13,14 +13,14 @@ from .weed import Weed
 def weed(tmp_path_factory):
     server = Weed(tmp_path_factory.mktemp("weed")).start()
     yield server
-    server.stop()
+    server.shut_down()
 
 
 @pytest.fixture
 def own_weed(tmp_path_factory):
     server = Weed(tmp_path_factory.mktemp("own-weed")).start()
     yield server
-    server.stop()
+    server.shut_down()
 
 
 def point_settings_at(settings, server: Weed, bucket: str) -> None:
