@@ -68,6 +68,8 @@ def setup_registry(environment: dict[str, str], tokenizer: str, merges: int) -> 
     script = f"""
 import django
 django.setup()
+from registry.local_dirs import ensure_local_dirs  # noqa: E402  (a fresh checkout has no var/)
+ensure_local_dirs()
 from django.core.management import call_command
 from django.db import transaction
 call_command("migrate", verbosity=0)

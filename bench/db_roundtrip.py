@@ -28,6 +28,8 @@ os.environ.setdefault("DEBUG", "1")  # as manage.py on a machine with no environ
 import django  # noqa: E402
 
 django.setup()
+from registry.local_dirs import ensure_local_dirs  # noqa: E402  (a fresh checkout has no var/)
+ensure_local_dirs()
 
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402

@@ -33,6 +33,8 @@ os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="bench-pages-media-"
 import django  # noqa: E402
 
 django.setup()
+from registry.local_dirs import ensure_local_dirs  # noqa: E402  (a fresh checkout has no var/)
+ensure_local_dirs()
 
 from django.conf import settings  # noqa: E402
 from django.db import connection, transaction  # noqa: E402

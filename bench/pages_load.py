@@ -68,6 +68,8 @@ def build_registry() -> None:
     import django
 
     django.setup()
+    from registry.local_dirs import ensure_local_dirs  # noqa: E402  (a fresh checkout has no var/)
+    ensure_local_dirs()
     from django.core.management import call_command
 
     from tokenizers_app.models import Evaluation, TokenizerVersion

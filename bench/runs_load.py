@@ -133,6 +133,8 @@ def main() -> None:
     import django
 
     django.setup()
+    from registry.local_dirs import ensure_local_dirs  # noqa: E402  (a fresh checkout has no var/)
+    ensure_local_dirs()
     from pydoc_data.topics import topics
 
     from django.core.management import call_command

@@ -11,8 +11,6 @@ import re
 import secrets
 import shlex
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +20,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.processes import free_port, stop_group, wait_for_health
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,11 +83,6 @@ def test_the_compose_file_refuses_to_start_without_a_secret_key_of_the_users():
     assert "set SECRET_KEY to a long random string" in result.stderr
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
 
 def fetch(url: str, **headers) -> tuple[int, dict, bytes]:
     request = urllib.request.Request(url, headers=headers)
@@ -122,21 +117,10 @@ def gunicorn_as_the_dockerfile_runs_it(tmp_path, setup: str = ""):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                fetch(base + "/health")
-                break
-            except OSError:
-                assert server.poll() is None, server.stderr.read().decode()
-                time.sleep(0.1)
+        wait_for_health(base, server, 30, lambda: server.stderr.read().decode())
         yield base, output, server.pid
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop_group(server, 20)
 
 
 @pytest.mark.slow

@@ -11,16 +11,13 @@ import os
 import re
 import shlex
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tests.processes import free_port, stop_group, wait_for_health
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
 SERVER_ENV = ("DATABASE_URL", "CELERY_BROKER_URL", "MEDIA_ROOT", "SQLITE_PATH",
@@ -33,11 +30,6 @@ def _blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README, re.S)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
 
 @pytest.mark.slow
 def test_the_readme_api_examples_run_against_manage_py_start(tmp_path):
@@ -47,7 +39,7 @@ def test_the_readme_api_examples_run_against_manage_py_start(tmp_path):
         pytest.skip("curl is not installed (apt-get install curl)")
     shell_blocks, python_blocks = _blocks("shell"), _blocks("py")
     assert len(shell_blocks) == 2 and len(python_blocks) == 1
-    port = _free_port()
+    port = free_port()
     env = {key: value for key, value in os.environ.items() if key not in SERVER_ENV}
     env["REGISTRY_VAR_DIR"] = str(tmp_path / "var")
     log_path = tmp_path / "start.log"
@@ -56,23 +48,13 @@ def test_the_readme_api_examples_run_against_manage_py_start(tmp_path):
             [sys.executable, "manage.py", "start", f"127.0.0.1:{port}", "--no-demo"], cwd=REPO,
             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
-    def started() -> bool:
-        try:
-            return urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2).status \
-                == 200
-        except OSError:
-            return False
-
     def fail(message: str):
         pytest.fail(f"{message}\n--- manage.py start:\n"
                     f"{log_path.read_text(errors='replace')[-4000:]}")
 
     try:
-        deadline = time.monotonic() + 90
-        while not started():
-            if server.poll() is not None or time.monotonic() > deadline:
-                fail("manage.py start did not answer /health")
-            time.sleep(0.1)
+        wait_for_health(f"http://127.0.0.1:{port}", server, 90,
+                        lambda: log_path.read_text(errors="replace")[-4000:])
         outputs = []
         for block in shell_blocks:
             block = (block.replace("http://127.0.0.1:8000", f"http://127.0.0.1:{port}")
@@ -98,9 +80,4 @@ def test_the_readme_api_examples_run_against_manage_py_start(tmp_path):
     finally:
         for leftover in LEFTOVERS:  # what the curl block writes, had it stopped half-way
             (REPO / leftover).unlink(missing_ok=True)
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop_group(server, 30)

@@ -4,6 +4,7 @@ answers with the status of its class (``errors.RegistryError.status``)."""
 
 from django import forms
 
+from .bpe.formats import FORMATS
 from .bpe.parameters import MIN_FREQUENCY_BOUNDS
 from .errors import RegistryError
 from .models import Corpus
@@ -67,6 +68,38 @@ class RunForm(forms.Form):
     def pattern_value(self) -> str:
         data = self.cleaned_data
         return data["custom_pattern"] if data["pattern"] == "custom" else data["pattern"]
+
+
+IMPORT_FORMATS = [("", "detect it from the files"), *((name, name) for name in FORMATS)]
+
+
+class ImportForm(forms.Form):
+    """Tokenizer files to import as a version (the files come as ``request.FILES["files"]``)."""
+
+    tokenizer = forms.CharField(max_length=100, help_text="a new name (you then own it), or a "
+                                "tokenizer you own to add a version to")
+    format = forms.ChoiceField(choices=IMPORT_FORMATS, required=False,
+                               help_text="the files' format; most are recognised by their "
+                                         "content")
+    pattern = forms.ChoiceField(choices=[("", "gpt2, unless you choose another"), *PATTERNS],
+                                required=False, label="Pattern (GPT-2 files only)",
+                                help_text="vocab.json + merges.txt hold no pattern: choose the "
+                                          "one the tokenizer was trained with")
+    custom_pattern = forms.CharField(required=False, label="Custom regex",
+                                     help_text="its matches must cover the text")
+
+    def pattern_value(self) -> str | None:
+        """The pattern given (a name or a regex), or ``None`` to let the files say."""
+        data = self.cleaned_data
+        if data["pattern"] == "custom":
+            return data["custom_pattern"] or None
+        return data["pattern"] or None
+
+    def clean(self):
+        data = super().clean()
+        if data.get("pattern") == "custom" and not data.get("custom_pattern"):
+            self.add_error("custom_pattern", "write the regex, or choose a named pattern")
+        return data
 
 
 class VocabRangeForm(forms.Form):

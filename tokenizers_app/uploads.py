@@ -35,7 +35,7 @@ from .guards import refusal
 from .services.corpora import CorpusStager
 
 UPLOAD_PATHS = {"/corpora/upload/": "page", "/api/corpora": "api"}
-TOKENIZER_IMPORT = re.compile(r"^/api/tokenizers/[^/]+/import$")  # refused by size up front
+TOKENIZER_IMPORT = re.compile(r"^(/api/tokenizers/[^/]+/import|/tokenizers/import/)$")  # refused by size up front
 FORM_SLACK = 1 << 20  # the other form fields and the multipart framing
 
 

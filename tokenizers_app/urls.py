@@ -4,7 +4,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import compare, corpora, health, leaderboard, metrics, runs, staff, versions
+from .views import (compare, corpora, health, imports, leaderboard, metrics, runs, staff,
+                    versions)
 
 
 class RefConverter:
@@ -37,6 +38,7 @@ urlpatterns = [
     path("runs/<int:run_id>/", runs.run_detail, name="run"),
     path("runs/<int:run_id>/cancel", runs.run_cancel, name="run_cancel"),
     path("tokenizers/", leaderboard.tokenizer_list, name="tokenizers"),
+    path("tokenizers/import/", imports.tokenizer_import, name="tokenizer_import"),
     path(f"tokenizers/{NAME}/", versions.tokenizer_detail, name="tokenizer"),
     path(f"tokenizers/{NAME}/<ref:ref>/", versions.version_detail, name="version"),
     path(f"tokenizers/{NAME}/<ref:ref>/evaluate", versions.version_evaluate, name="evaluate"),

@@ -57,6 +57,15 @@ class Visitor:
         assert response.status < 400, f"{path} answered {response.status}"
         return self.page
 
+    def sign_in(self, username: str, password: str):
+        """Sign in through the login form; the tab lands on the home page."""
+        page = self.go("/accounts/login/")
+        page.fill("#id_username", username)
+        page.fill("#id_password", password)
+        page.click("main form button[type=submit]")
+        page.wait_for_url(self.base_url + "/")
+        return page
+
     def shot(self, name: str) -> Path:
         SHOTS.mkdir(parents=True, exist_ok=True)
         path = SHOTS / f"{name}-{self.width}.png"

@@ -23,11 +23,7 @@ def accessible(tab, name: str) -> None:
 
 
 def sign_in(tab, username: str) -> None:
-    page = tab.go("/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("main form button[type=submit]")
-    page.wait_for_url(tab.base_url + "/")
+    tab.sign_in(username, PASSWORD)
 
 
 def upload(tab, path, name: str, evaluation: bool = False) -> None:

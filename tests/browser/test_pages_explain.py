@@ -69,11 +69,7 @@ def test_playground_dims_the_old_result_while_it_encodes(visitor, live_server, d
 
 
 def sign_in_as(tab, username: str, password: str) -> None:
-    page = tab.go("/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("main form button[type=submit]")
-    page.wait_for_url(tab.base_url + "/")
+    tab.sign_in(username, password)
 
 
 def fits(page) -> bool:

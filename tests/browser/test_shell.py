@@ -2,11 +2,8 @@
 the signed-in home. Screenshots at 1280 and 390 px in ``test-artifacts/screenshots/``."""
 
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
@@ -14,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import free_port, stop_group, wait_for_health
 from tests.browser.conftest import SHOTS
 
 pytestmark = pytest.mark.slow
@@ -40,11 +38,6 @@ def overflowing(page) -> list[str]:
     return page.evaluate(OVERFLOWS)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
 
 @contextmanager
 def started(tmp_path):
@@ -58,21 +51,10 @@ def started(tmp_path):
         stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(base + "/health", timeout=2)
-                break
-            except OSError:
-                assert server.poll() is None, server.stderr.read().decode()
-                time.sleep(0.1)
+        wait_for_health(base, server, 60, lambda: server.stderr.read().decode())
         yield base
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop_group(server, 20)
 
 
 def test_start_serves_the_apps_own_not_found_page_that_fits_a_phone(browser, tmp_path):
@@ -119,6 +101,7 @@ def test_every_page_fits_a_phone_and_tables_that_scroll_say_so(
              "compare": "/compare/?versions=prose-bpe@1,prose-bpe@2&corpus=held-out",
              "playground": "/playground/?versions=prose-bpe@1,prose-bpe@2&text=Hello+world%21",
              "login": "/accounts/login/", "upload": "/corpora/upload/", "run-new": "/runs/new/",
+             "import": "/tokenizers/import/",
              "not-found": "/tokenizers/prose-bpe/production/"}
     tab = visitor(390)
     for name, path in pages.items():
@@ -153,11 +136,7 @@ def test_a_signed_in_home_offers_the_next_steps_at_both_widths(
     type(run).objects.filter(pk=run.pk).update(created_by=data["member"])
     for width in (1280, 390):
         tab = visitor(width)
-        page = tab.go("/accounts/login/")
-        page.fill("#id_username", "member")
-        page.fill("#id_password", "pw-member-1")
-        page.click("main form button[type=submit]")
-        page.wait_for_url(tab.base_url + "/")
+        page = tab.sign_in("member", "pw-member-1")
         steps = page.locator(".next-steps")
         assert steps.get_by_role("link", name="Upload a corpus").is_visible()
         assert steps.get_by_role("link", name="Start a run").is_visible()
@@ -167,3 +146,32 @@ def test_a_signed_in_home_offers_the_next_steps_at_both_widths(
         tab.shot("home-signed-in")
         steps.get_by_role("link", name="Start a run").click()
         page.wait_for_url(tab.base_url + "/runs/new/")
+
+
+def test_gpt2_files_import_from_the_browser_with_the_pattern_chosen_at_both_widths(
+        visitor, live_server, transactional_db, settings, tmp_path):
+    from tests.registry.helpers import build_registry_data
+    from tokenizers_app.bpe.formats import dumps_tokenizer
+
+    data = build_registry_data(settings, tmp_path)
+    paths = []
+    for name, content in dumps_tokenizer(data["small"].load_tokenizer(), "gpt2").items():
+        paths.append(tmp_path / name)
+        paths[-1].write_bytes(content)
+    for width in (1280, 390):
+        tab = visitor(width)
+        page = tab.sign_in("member", "pw-member-1")
+        page.locator(".next-steps").get_by_role("link", name="Import a tokenizer").click()
+        page.wait_for_url(tab.base_url + "/tokenizers/import/")
+        assert overflowing(page) == [], width
+        assert tab.serious_accessibility_violations() == []
+        page.fill("#id_tokenizer", f"gpt4-files-{width}")
+        page.set_input_files("#id_files", [str(path) for path in paths])
+        page.select_option("#id_pattern", "gpt4")
+        tab.shot("import-form")
+        page.get_by_role("button", name="Import").click()
+        page.wait_for_url(tab.base_url + f"/tokenizers/gpt4-files-{width}/1/")
+        assert page.get_by_text(f"gpt4-files-{width}@1 imported from merges.txt, vocab.json").is_visible()
+        assert page.get_by_text("splits text with gpt4, as given").is_visible()
+        assert overflowing(page) == [], width
+        tab.shot("import-done")

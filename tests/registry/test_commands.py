@@ -5,13 +5,14 @@ import io
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.processes import free_port
 from django.core.management import CommandError, call_command
 
 from tokenizers_app.bpe import load_tokenizer, train_bpe
@@ -238,11 +239,6 @@ def test_local_text_joins_utf8_files_up_to_the_limit_and_skips_the_rest(tmp_path
 
     assert local_text(paths, limit=50) == b"alpha\n\ndelta\n"
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.mark.slow

@@ -20,7 +20,6 @@ in one transaction, which a killed worker never commits.
 import io
 import itertools
 import os
-import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -28,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from tests.processes import free_port
 import redis
 from celery.app.task import Task
 from django.core.management import call_command
@@ -298,11 +299,6 @@ def test_a_worker_killed_while_evaluating_gives_one_evaluation_after_the_reaper(
 
 
 # -- Redis restarted ------------------------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class RedisServer:

@@ -58,6 +58,10 @@ ACCESS = {
     "runs/<int:run_id>/": [("GET", "/runs/{run}/", None, 200, 200, 200, 200)],
     "runs/<int:run_id>/cancel": [("POST", "/runs/{queued}/cancel", {}, LOGIN, 403, 302, 302)],
     "tokenizers/": [("GET", "/tokenizers/", None, 200, 200, 200, 200)],
+    "tokenizers/import/": [
+        ("GET", "/tokenizers/import/", None, LOGIN, 200, 200, 200),
+        ("POST", "/tokenizers/import/", {"tokenizer": "{name}", "files": VERSION_FILE}, LOGIN,
+         403, 302, 302)],
     "tokenizers/<str:name>/": [("GET", "/tokenizers/{name}/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/": [
         ("GET", "/tokenizers/{name}/1/", None, 200, 200, 200, 200)],

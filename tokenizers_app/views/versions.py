@@ -19,6 +19,7 @@ from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download
 from ..services.evaluations import request_evaluation
+from ..services.permissions import may_add_version
 from .access import readable
 
 PAGE_SIZE = 100
@@ -37,6 +38,7 @@ def tokenizer_detail(request, name):
     versions = tokenizer.versions.latest_first().prefetch_related("aliases")
     return render(request, "tokenizers_app/tokenizer.html", {
         "tokenizer": tokenizer, "versions": versions,
+        "may_add": may_add_version(request.user, tokenizer),
         "aliases": tokenizer.aliases.select_related("version").order_by("name")})
 
 

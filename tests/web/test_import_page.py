@@ -1,0 +1,109 @@
+"""``/tokenizers/import/``: tokenizer files become a version from the browser, as through the API
+and ``manage.py import_tokenizer``; GPT-2 files get the pattern chosen, and the page says which."""
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.contrib.messages import get_messages
+
+from tokenizers_app.bpe.formats import dumps_tokenizer
+from tokenizers_app.models import Tokenizer, TokenizerVersion
+
+
+def uploads(core, format):
+    return [SimpleUploadedFile(name, data) for name, data in dumps_tokenizer(core, format).items()]
+
+
+def said(response) -> list[str]:
+    return [str(message) for message in get_messages(response.wsgi_request)]
+
+
+def test_the_page_asks_anonymous_visitors_to_sign_in(client):
+    response = client.get("/tokenizers/import/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_gpt2_files_imported_in_the_browser_get_the_pattern_chosen_and_say_so(client,
+                                                                              registry_data):
+    client.force_login(registry_data["member"])
+    core = registry_data["small"].load_tokenizer()
+    page = client.get("/tokenizers/import/")
+    assert page.status_code == 200 and b"Pattern, for GPT-2 files" in page.content
+    chosen = client.post("/tokenizers/import/", {"tokenizer": "from-gpt2", "pattern": "gpt4",
+                                                 "files": uploads(core, "gpt2")})
+    version = TokenizerVersion.objects.get(tokenizer__name="from-gpt2")
+    assert chosen.status_code == 302 and chosen["Location"] == "/tokenizers/from-gpt2/1/"
+    assert version.pattern == "gpt4"
+    assert "splits text with gpt4, as given" in " ".join(said(chosen))
+    assumed = client.post("/tokenizers/import/", {"tokenizer": "assumed",
+                                                  "files": uploads(core, "gpt2")}, follow=True)
+    assert b"splits text with gpt2, assumed" in assumed.content
+    assert Tokenizer.objects.get(name="from-gpt2").owner == registry_data["member"]
+
+
+def test_the_same_files_twice_say_the_version_was_already_here(client, registry_data):
+    client.force_login(registry_data["member"])
+    core = registry_data["small"].load_tokenizer()
+    first = client.post("/tokenizers/import/", {"tokenizer": "twice",
+                                                "files": uploads(core, "hf")})
+    again = client.post("/tokenizers/import/", {"tokenizer": "twice",
+                                                "files": uploads(core, "hf")})
+    assert first.status_code == again.status_code == 302
+    assert "twice@1 imported from tokenizer.json" in " ".join(said(first))
+    assert "already here: no new version was made" in " ".join(said(again))
+    assert TokenizerVersion.objects.filter(tokenizer__name="twice").count() == 1
+
+
+def test_bad_imports_answer_beside_the_field_and_leave_no_row(client, registry_data):
+    client.force_login(registry_data["member"])
+    junk = client.post("/tokenizers/import/", {"tokenizer": "junk", "files": [
+        SimpleUploadedFile("junk.txt", b"not a tokenizer")]})
+    assert junk.status_code == 400 and b"cannot tell the tokenizer format" in junk.content
+    none = client.post("/tokenizers/import/", {"tokenizer": "nothing"})
+    assert none.status_code == 400 and b"choose the tokenizer&#x27;s files" in none.content
+    core = registry_data["small"].load_tokenizer()
+    named = client.post("/tokenizers/import/", {"tokenizer": "bad name!",
+                                                "files": uploads(core, "hf")})
+    assert named.status_code == 400 and b"is not valid" in named.content
+    patterned = client.post("/tokenizers/import/", {"tokenizer": "p", "pattern": "gpt4",
+                                                    "files": uploads(core, "hf")})
+    assert patterned.status_code == 400
+    assert b"a pattern is given only for GPT-2 files" in patterned.content
+    custom = client.post("/tokenizers/import/", {"tokenizer": "c", "pattern": "custom",
+                                                 "files": uploads(core, "gpt2")})
+    assert custom.status_code == 400 and b"write the regex" in custom.content
+    broken = client.post("/tokenizers/import/", {"tokenizer": "b", "pattern": "custom",
+                                                 "custom_pattern": "(",
+                                                 "files": uploads(core, "gpt2")})
+    assert broken.status_code == 400 and b"does not compile" in broken.content
+    assert not Tokenizer.objects.filter(name__in=["junk", "nothing", "p", "c", "b"]).exists()
+
+
+def test_only_the_owner_or_staff_import_into_a_tokenizer(client, registry_data):
+    core = registry_data["small"].load_tokenizer()
+    client.force_login(registry_data["member"])
+    refused = client.post("/tokenizers/import/", {"tokenizer": "prose-bpe",
+                                                  "files": uploads(core, "hf")})
+    assert refused.status_code == 403 and b"prose-bpe" in refused.content
+    client.force_login(registry_data["staff"])
+    assert client.post("/tokenizers/import/", {"tokenizer": "prose-bpe",
+                                               "files": uploads(core, "hf")}).status_code == 302
+
+
+def test_files_over_the_limit_are_refused_before_they_are_read(client, registry_data, settings):
+    settings.TOKENIZER_IMPORT_MAX_BYTES = 1000
+    client.force_login(registry_data["member"])
+    response = client.post("/tokenizers/import/", {"tokenizer": "big", "files": [
+        SimpleUploadedFile("tokenizer.json", b"x" * (3 << 20))]})
+    assert response.status_code == 413 and b"TOKENIZER_IMPORT_MAX_BYTES" in response.content
+    small = client.post("/tokenizers/import/", {"tokenizer": "big", "files": [
+        SimpleUploadedFile("tokenizer.json", b"x" * 2000)]})
+    assert small.status_code == 413 and b"TOKENIZER_IMPORT_MAX_BYTES" in small.content
+    assert not Tokenizer.objects.filter(name="big").exists()
+
+
+def test_tokenizer_pages_link_the_import_for_those_who_may(client, registry_data):
+    client.force_login(registry_data["staff"])
+    assert b"/tokenizers/import/?tokenizer=prose-bpe" in client.get("/tokenizers/prose-bpe/").content
+    assert b'href="/tokenizers/import/"' in client.get("/tokenizers/").content
+    client.force_login(registry_data["member"])
+    assert b"/tokenizers/import/?tokenizer=" not in client.get("/tokenizers/prose-bpe/").content
+    assert b'value="prose-bpe"' in client.get("/tokenizers/import/?tokenizer=prose-bpe").content
