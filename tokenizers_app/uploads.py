@@ -10,7 +10,7 @@ reads the form's fields and stops where the first file begins, keeping what it r
 and one block: a few KB). ``allow_upload(request)`` opens the gate: on the page once sign-in and
 CSRF passed (``receives_upload``), in the API once the key or the session passed (``api.auth``).
 Then the ``file`` field streams block by block to a ``CorpusStager`` (checked as UTF-8, hashed,
-written under ``MEDIA_ROOT``): read now if the body was not read yet, or read again from its
+written to the store: ``MEDIA_ROOT``, or a bucket part by part): read now if the body was not read yet, or read again from its
 start (the kept bytes, then the rest) if the check read it up to the file.
 
 A corpus over ``CORPUS_MAX_BYTES`` is 413 wherever that is found: from ``Content-Length`` (over

@@ -13,14 +13,14 @@ from .weed import Weed
 def weed(tmp_path_factory):
     server = Weed(tmp_path_factory.mktemp("weed")).start()
     yield server
-    server.stop()
+    server.shut_down()
 
 
 @pytest.fixture
 def own_weed(tmp_path_factory):
     server = Weed(tmp_path_factory.mktemp("own-weed")).start()
     yield server
-    server.stop()
+    server.shut_down()
 
 
 def point_settings_at(settings, server: Weed, bucket: str) -> None:
@@ -40,3 +40,20 @@ def bucket(weed, settings, tmp_path):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     point_settings_at(settings, weed, name)
     return name
+
+
+@pytest.fixture
+def own_workers(session_worker, start_worker, transactional_db):
+    """A function that starts a worker of this test's own (``name``, environment: its store,
+    its MEDIA_ROOT). The session's shared worker (which has neither) is stopped first, so that
+    only these take the test's tasks; they are stopped at the end of the test."""
+    session_worker["worker"].stop()
+    started = []
+
+    def start(name: str, **env):
+        started.append(start_worker(name, **env))
+        return started[-1]
+
+    yield start
+    for worker in started:
+        worker.stop()

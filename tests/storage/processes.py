@@ -6,23 +6,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
 
+from tests.processes import free_port, stop_group, wait_for_health
+
 REPO = Path(__file__).resolve().parent.parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Web:
@@ -38,24 +31,12 @@ class Web:
         self.process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **self.env},
                                         stdout=open(self.log_path, "ab"),
                                         stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.call("GET", "/health")
-                return self
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the web process did not start:\n{self.log()}") from None
-                time.sleep(0.2)
+        wait_for_health(self.base, self.process, timeout, self.log)
+        return self
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+            stop_group(self.process)
 
     def call(self, method: str, path: str, body: bytes | None = None, timeout: float = 120,
              **headers) -> tuple[int, dict, bytes]:

@@ -161,7 +161,7 @@ def test_the_store_stopped_while_a_file_streams_ends_the_stream_and_serves_it_ag
 
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_mid_write_leaves_no_object_and_the_run_ends_with_one_version(
-        weed, start_worker, registry_environment, settings, tmp_path):
+        weed, own_workers, registry_environment, settings, tmp_path):
     from tests.conftest import database_env
 
     bucket = weed.new_bucket()
@@ -173,7 +173,7 @@ def test_a_worker_killed_mid_write_leaves_no_object_and_the_run_ends_with_one_ve
            "FANOUT_PART_BYTES": "8000000", "STORAGE_PART_BYTES": str(5 * MB)}
     # one count part, whose counts (6 MB) go in two upload parts
     corpus = import_text(made_up_words(3_500_000, seed=5), "made-up")
-    killed = start_worker("paused", **env, MEDIA_ROOT=str(tmp_path / "a"),
+    killed = own_workers("paused", **env, MEDIA_ROOT=str(tmp_path / "a"),
                           TEST_WORKER_INCLUDE="tests.storage.pause_writes",
                           TEST_PAUSE_WRITES_DIR=str(pause))
     run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300)
@@ -185,7 +185,7 @@ def test_a_worker_killed_mid_write_leaves_no_object_and_the_run_ends_with_one_ve
     assert weed.unfinished_uploads(bucket) == [f"registry/{written}"]
     assert not [n for n in weed.objects(bucket) if "/runs/" in n]  # no object, whole or half
 
-    replacement = start_worker("replacement", **env, MEDIA_ROOT=str(tmp_path / "b"))
+    replacement = own_workers("replacement", **env, MEDIA_ROOT=str(tmp_path / "b"))
     wait_until(lambda: reap_runs(stale_seconds=1)["requeued"], 60, "the reaper to requeue")
 
     def finished():

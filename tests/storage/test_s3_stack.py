@@ -25,7 +25,7 @@ def files_under(folder: Path) -> list[str]:
 
 
 @pytest.fixture
-def stack(weed, start_worker, registry_environment, tmp_path, settings, django_user_model):
+def stack(weed, own_workers, registry_environment, tmp_path, settings, django_user_model):
     """A web process and two workers, each with a MEDIA_ROOT of its own, on one bucket."""
     from tests.conftest import database_env
 
@@ -37,15 +37,13 @@ def stack(weed, start_worker, registry_environment, tmp_path, settings, django_u
     barrier.mkdir()
     env = {**registry_environment, **database_env(), **weed.env(bucket), **FANOUT,
            "TEST_BARRIER_DIR": str(barrier), "TEST_BARRIER_WORKERS": "2"}
-    workers = [start_worker(name, **{**env, "MEDIA_ROOT": str(roots[name])})
+    workers = [own_workers(name, **{**env, "MEDIA_ROOT": str(roots[name])})
                for name in ("worker-a", "worker-b")]
     web = Web({**env, "MEDIA_ROOT": str(roots["web"])}, tmp_path / "web.log").start()
     member = django_user_model.objects.create_user("member")
     yield {"web": web, "workers": workers, "roots": roots, "bucket": bucket,
            "key": ApiKey.objects.create_key(member, "ci")[1]}
     web.stop()
-    for worker in workers:
-        worker.stop()
 
 
 def test_upload_fan_out_training_evaluation_and_download_share_only_the_bucket(stack, weed):

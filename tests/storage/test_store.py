@@ -68,6 +68,9 @@ def test_a_missing_bucket_and_an_unreachable_store_are_said_in_words(bucket, wee
                                 "endpoint_url": "http://127.0.0.1:9"}  # nothing listens there
     with pytest.raises(StoreUnavailable, match="does not answer"):
         get_store().write_bytes("x", b"y")
+    with pytest.raises(SystemCheckError, match=r"s3://no-such-bucket-here/registry \(at "
+                                               r"http://127.0.0.1:9\) does not answer"):
+        call_command("check", stdout=io.StringIO(), stderr=io.StringIO())
 
 
 def test_check_passes_when_the_bucket_answers(bucket):

@@ -100,10 +100,19 @@ class Weed:
         return bucket
 
     def stop(self) -> None:
-        """SIGKILL, at once: the store is gone."""
+        """SIGKILL, at once: the store is gone (as a crashed or unplugged server is)."""
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=30)
+
+    def shut_down(self) -> None:
+        """At the end of a session: SIGTERM, and SIGKILL if it is still there after 10 s."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.stop()
 
     def env(self, bucket: str, prefix: str = "registry") -> dict[str, str]:
         """The environment that points a process at ``bucket``."""

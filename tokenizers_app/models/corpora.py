@@ -57,6 +57,8 @@ class Corpus(models.Model):
 
     @property
     def path(self) -> Path:
+        """The file on local disk (``MEDIA_ROOT``); with a bucket as the store there is none:
+        read it through ``tokenizers_app.storage`` by ``file.name``."""
         return Path(self.file.path)
 
     def name_not_used(self, asked_name: str) -> str | None:

@@ -1,8 +1,9 @@
 """Checking what the registry holds against what it recorded: every ready version's rows against
 its content digest (and, for the standard id layout, its vocab rows against the vocab its merges
 make), and every corpus file (in the store: ``MEDIA_ROOT`` or the bucket) against its size and
-sha256; ``services.downloads.damaged_downloads`` does the same for rendered downloads. ``manage.py verify`` reports each
-mismatch; loading a version checks its digest too (``TokenizerVersion.load_tokenizer``)."""
+sha256 (``services.downloads.damaged_downloads`` does the same for rendered downloads).
+``manage.py verify`` reports each mismatch; loading a version checks its digest too
+(``TokenizerVersion.load_tokenizer``)."""
 
 from __future__ import annotations
 

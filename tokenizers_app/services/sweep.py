@@ -1,12 +1,12 @@
-"""The periodic sweep of what dead work left in the store (``MEDIA_ROOT``, or the bucket): the count files of fan-out
-attempts that will never be merged (their run finished, moved to a newer attempt, or is gone),
-corpus files that no row holds (the database failed between the move and the INSERT), and the
-``.part`` files of uploads, imports and writes whose process was killed, and the ``.part``
-staging folders of downloads whose render was (under ``exports/``). Beat runs it
+"""The periodic sweep of what dead work left in the store (``MEDIA_ROOT``, or the bucket): the
+count files of fan-out attempts that will never be merged (their run finished, moved to a newer
+attempt, or is gone), corpus files that no row holds (the database failed between the move and
+the INSERT), the ``.part`` files of uploads, imports and writes whose process was killed, and
+the ``.part`` staging folders of downloads whose render was (under ``exports/``). Beat runs it
 every ``SWEEP_EVERY_SECONDS``; a file is left alone until it is ``SWEEP_MIN_AGE_SECONDS`` old,
-so work in progress is never touched. In a bucket the same objects go (by the names they
-would have as files), and so do multipart uploads begun that long ago and never completed or
-aborted (a killed upload): until then they are no object, and after it they are nothing."""
+so work in progress is never touched. In a bucket the same objects go (by the names they would
+have as files), and so do multipart uploads begun that long ago and never completed or aborted
+(a killed upload: no object until then, nothing after) and downloads without their record."""
 
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ class S3Store(Store):
         return key[len(self.prefix) + 1:] if self.prefix else key
 
     @contextmanager
-    def answering(self, what: str, name: str = ""):
+    def answering(self, what: str, name: str = "", advice: str = ADVICE):
         """boto's errors as the registry's: missing object, missing bucket, no answer."""
         try:
             yield
@@ -81,16 +81,17 @@ class S3Store(Store):
             if code in ("NoSuchBucket", "404", "NotFound"):
                 raise StoreUnavailable(
                     f"the bucket {self.bucket!r} does not exist at {self.endpoint}: create it, "
-                    f"or set STORAGE_URL to one that exists; {ADVICE}") from None
+                    f"or set STORAGE_URL to one that exists; {advice}") from None
             raise StoreUnavailable(f"{self.describe()} refused to {what} ({code}: "
                                    f"{exc.response.get('Error', {}).get('Message', '')}); "
-                                   f"{ADVICE}") from None
+                                   f"{advice}") from None
         except (BotoCoreError, HTTPError, ConnectionError) as exc:
             raise StoreUnavailable(f"{self.describe()} does not answer ({exc}): could not "
-                                   f"{what}; {ADVICE}") from None
+                                   f"{what}; {advice}") from None
 
     def check(self) -> None:
-        with self.answering("look at its bucket"):
+        with self.answering("look at its bucket", advice="check AWS_ENDPOINT_URL and the keys, "
+                            "and that the store is running"):
             self.client.head_bucket(Bucket=self.bucket)
 
     def create(self) -> bool:
