@@ -136,7 +136,10 @@ cdef class MergeTable:
         cdef const unsigned char *text = <const unsigned char *>PyBytes_AS_STRING(data)
         if n > room.size:
             grow_buffers(room, n)
-        with nogil:
+        if n > LONG:  # a long pre-token lets other threads run meanwhile
+            with nogil:
+                count = self.merge_bytes(text, n, room.ids, room.rank_of, room.links)
+        else:
             count = self.merge_bytes(text, n, room.ids, room.rank_of, room.links)
         return self.as_tuple(room.ids, count)
 
