@@ -36,7 +36,10 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memmove, memset
 
-from .pairs import LOW, SHIFT
+from .pairs import SHIFT
+
+if SHIFT != 32:  # the C code packs a pair as left << 32 | right, as pairs does
+    raise ImportError("pairs.SHIFT is not 32: the compiled loops no longer match pairs.py")
 
 cdef enum:
     NONE = 0x7FFFFFFF  # no rank: the pair is not a merge
