@@ -19,7 +19,8 @@ from __future__ import annotations
 import importlib
 import os
 
-from . import encoding_loop, training_loop
+from .encoding_loop import MergeTable as PureMergeTable
+from .training_loop import learn_merges as pure_learn_merges
 
 PURE_SWITCH = "BPE_PURE_PYTHON"
 
@@ -44,7 +45,7 @@ if _modules is not None:
 else:
     CORE_PATH = (f"pure Python ({PURE_SWITCH}=1)" if os.environ.get(PURE_SWITCH) == "1"
                  else "pure Python (no compiled modules)")
-    learn_merges = training_loop.learn_merges
-    MergeTable = encoding_loop.MergeTable
+    learn_merges = pure_learn_merges
+    MergeTable = PureMergeTable
     gpt2_split = None
 IS_COMPILED = _modules is not None

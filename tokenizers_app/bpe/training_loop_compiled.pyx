@@ -22,6 +22,9 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memset
 
 from .pairs import SHIFT
+
+if SHIFT != 32:  # the C code packs a pair as left << 32 | right, as pairs does
+    raise ImportError("pairs.SHIFT is not 32: the compiled loops no longer match pairs.py")
 from .training_loop import TICK_EVERY, symbol_array
 
 cdef uint64_t EMPTY = <uint64_t>-1  # no pair packs to this: ids are below 2**31
