@@ -1,13 +1,14 @@
 """Evaluation totals for byte-level BPE, counted once per distinct pre-token (see ``totals``).
 
-A line's tokens never cross its pre-tokens and spell their bytes (both checked), so every line
-round-trips, and a pre-token's tokens, cut characters and split words are the same wherever it
+The items added are pieces of the document (``evaluation.document_pieces``: cut only where no
+pre-token crosses). A piece's tokens never cross its pre-tokens and spell their bytes (both
+checked), so every line round-trips, and a pre-token's tokens, cut characters and split words are the same wherever it
 occurs. Only whitespace-separated words that span pre-tokens (GPT-2 cuts ``"don't"`` as ``"don"
 "'t"``) depend on neighbours: such a word is split. The places where two pre-tokens meet inside a
 word (*joins*) are counted with big-integer bit operations over one byte per pre-token, its
 ``junction_code``.
 
-Its plain twin: ``reference_evaluate`` in ``tests/bpe/reference.py`` (encode each line, count),
+Its plain twin: ``reference_evaluate`` in ``tests/bpe/reference.py`` (encode the whole text, count),
 compared through ``evaluation.evaluate`` in ``tests/bpe/test_evaluation.py``.
 """
 

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from operator import itemgetter
 from collections.abc import Iterable
 
 from ..bpe import evaluation as core_evaluation
 from ..bpe.baselines import WORD_RE, whitespace_words
 from ..bpe.evaluation import LineCounter
-from ..bpe.metrics import count_split_words, metrics_of, share, word_spans
+from ..bpe.metrics import metrics_of, share, word_spans
 
 
 def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
@@ -35,11 +36,11 @@ def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
     spans = tokenizer.token_spans(text, ())
     seconds = time.perf_counter() - started
     data = text.encode()
-    ids = [token_id for token_id, _, _ in spans]
-    token_spans = [(start, end) for _, start, end in spans]
+    ids = list(map(itemgetter(0), spans))
     words = _word_spans(lines)
     totals = Counter(bytes=len(data), chars=len(text), tokens=len(ids), lines=len(lines),
-                     words=len(words), split_words=count_split_words(words, token_spans))
+                     words=len(words), split_words=_count_split_words(words, spans))
+    del words
     totals.update(_word_coverage(tokenizer, text))
     totals["lossless_lines"] = _lossless_lines(tokenizer, lines)
     unknown_id, byte_ids = tokenizer.unk_id, tokenizer.byte_ids
@@ -51,6 +52,18 @@ def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
         metrics["byte_fallback_rate"] = share(_chars_in(data, spans, byte_ids.__contains__),
                                               len(text))
     return metrics
+
+
+def _count_split_words(words: list[tuple[int, int]], spans: list[tuple[int, int, int]]) -> int:
+    """Words whose bytes touch 2+ tokens: ``metrics.split_flags`` over ``(id, start, end)``
+    spans, counted: ``_count_split_words([(0, 5)], [(1, 0, 3), (2, 3, 5)]) -> 1``."""
+    split, first = 0, 0
+    for start, end in words:
+        while first < len(spans) and spans[first][2] <= start:
+            first += 1
+        split += (first + 1 < len(spans) and spans[first][1] < end
+                  and spans[first + 1][1] < end)
+    return split
 
 
 def _word_spans(lines: list[str]) -> list[tuple[int, int]]:

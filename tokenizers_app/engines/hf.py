@@ -18,7 +18,7 @@ from functools import cached_property
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from ..bpe.token_table import TokenTable
-from .spans import char_to_byte_offsets, tidy_spans
+from .spans import char_to_byte_offsets, tidy_spans, with_ids
 
 BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
 MODEL_TYPES = ("BPE", "WordPiece", "Unigram", "WordLevel")
@@ -121,11 +121,12 @@ class HFEngine:
         return found
 
     def _spans_of(self, text: str, encoding, offset: int) -> list[tuple[int, int, int]]:
-        to_bytes = char_to_byte_offsets(text)
-        ids = encoding.ids
-        spans = [(to_bytes[s], to_bytes[e]) for s, e in encoding.offsets]
+        ids, spans = encoding.ids, encoding.offsets
+        if not text.isascii():  # characters to bytes (an ASCII text's offsets are both)
+            to_bytes = char_to_byte_offsets(text)
+            spans = [(to_bytes[s], to_bytes[e]) for s, e in spans]
         spans = tidy_spans(spans, [i in self.byte_ids for i in ids])
-        return [(i, offset + s, offset + e) for i, (s, e) in zip(ids, spans)]
+        return with_ids(ids, spans, offset)
 
     def encoding_json(self, text: str, allowed_special=frozenset(),
                       disallowed_special="all") -> str:

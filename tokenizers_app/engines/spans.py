@@ -58,3 +58,12 @@ def _spread_byte_runs(spans: list[tuple[int, int]], is_byte: list[bool]) -> None
         if high - low == end + 1 - index:  # one byte each
             spans[index:end + 1] = [(b, b + 1) for b in range(low, high)]
         index = end + 1
+
+
+def with_ids(ids: list[int], spans: list[tuple[int, int]],
+             offset: int = 0) -> list[tuple[int, int, int]]:
+    """``(id, start, end)`` per token, the spans moved by ``offset`` bytes:
+    ``with_ids([7], [(0, 2)], 3) -> [(7, 3, 5)]`` (no new numbers made when ``offset`` is 0)."""
+    if not offset:
+        return [(i, s, e) for i, (s, e) in zip(ids, spans)]
+    return [(i, offset + s, offset + e) for i, (s, e) in zip(ids, spans)]

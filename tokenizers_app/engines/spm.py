@@ -14,7 +14,7 @@ from functools import cached_property
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from ..bpe.token_table import TokenTable
-from .spans import tidy_spans
+from .spans import tidy_spans, with_ids
 
 # what the model's trainer spec calls its model types
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
@@ -117,9 +117,9 @@ class SentencePieceEngine:
     def _spans_of(self, text: str, offset: int) -> list[tuple[int, int, int]]:
         mapped = self._sp.encode(text, add_bos=False, add_eos=False,
                                  return_type="offset_mapping", return_bytes=True)
-        ids = mapped["ids"]
-        spans = tidy_spans(list(mapped["offsets"]), [i in self.byte_ids for i in ids])
-        return [(i, offset + s, offset + e) for i, (s, e) in zip(ids, spans)]
+        ids, spans = mapped["ids"], mapped["offsets"]
+        del mapped  # its pieces, one bytes object per token
+        return with_ids(ids, tidy_spans(spans, [i in self.byte_ids for i in ids]), offset)
 
     def encoding_json(self, text: str, allowed_special=frozenset(),
                       disallowed_special="all") -> str:
