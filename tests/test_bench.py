@@ -46,8 +46,8 @@ def test_the_training_benchmark_runs_char_level_bpe_against_the_peer(corpus):
     out = _run("bench/train.py", "--corpus", str(corpus), "--vocab-size", "600",
                "--algorithm", "char_bpe", "--repeat", "2")
     assert "char_bpe, vocab 600, words split at whitespace" in out
-    assert "ours (Python)" in out and "HF tokenizers (Rust)" in out
-    assert "time ratio per turn:" in out
+    assert "ours runs the core: " in out and "HF tokenizers (Rust)" in out
+    assert "time ratio per round:" in out and "(spread " in out
 
 
 def test_the_pages_load_benchmark_serves_every_page_under_gunicorn_without_errors():

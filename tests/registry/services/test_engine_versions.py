@@ -11,7 +11,7 @@ from tests.engines.trained import bert_wordpiece_json, llama_bpe_json, sentencep
 from tests.registry.helpers import import_text
 from tokenizers_app.errors import Invalid
 from tokenizers_app.models import EngineFile, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
-from tokenizers_app.models.versions import _LOADED
+from tokenizers_app.models.version_contents import _LOADED
 from tokenizers_app.services.downloads import render_tokenizer_files
 from tokenizers_app.services.evaluations import evaluate_version
 from tokenizers_app.services.integrity import damaged_versions
