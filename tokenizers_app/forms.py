@@ -116,7 +116,8 @@ class RunForm(forms.Form):
         return [field for field in self if field.name not in (*BYTE_FIELDS, *CHAR_FIELDS)]
 
 
-IMPORT_FORMATS = [("", "detect it from the files"), *((name, name) for name in FORMATS)]
+IMPORT_FORMATS = [("", "detect it from the files"),
+                  *((name, name) for name in (*FORMATS, "sentencepiece"))]
 
 
 class ImportForm(forms.Form):

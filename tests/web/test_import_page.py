@@ -1,8 +1,11 @@
 """``/tokenizers/import/``: tokenizer files become a version from the browser, as through the API
 and ``manage.py import_tokenizer``; GPT-2 files get the pattern chosen, and the page says which."""
 
-from django.core.files.uploadedfile import SimpleUploadedFile
+import pytest
 from django.contrib.messages import get_messages
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from tests.engines.test_engines import KINDS, TEXTS, library
 
 from tokenizers_app.bpe.formats import dumps_tokenizer
 from tokenizers_app.models import Tokenizer, TokenizerVersion
@@ -107,3 +110,27 @@ def test_tokenizer_pages_link_the_import_for_those_who_may(client, registry_data
     client.force_login(registry_data["member"])
     assert b"/tokenizers/import/?tokenizer=" not in client.get("/tokenizers/prose-bpe/").content
     assert b'value="prose-bpe"' in client.get("/tokenizers/import/?tokenizer=prose-bpe").content
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_imports_through_the_page_and_encodes_as_its_library(client, registry_data,
+                                                                        kind):
+    client.force_login(registry_data["member"])
+    files = [SimpleUploadedFile(name, data) for name, data in KINDS[kind]().items()]
+    response = client.post("/tokenizers/import/", {"tokenizer": kind, "files": files})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    version = TokenizerVersion.objects.get(tokenizer__name=kind)
+    assert version.algorithm == ("sentencepiece" if kind.startswith("sentencepiece") else "hf")
+    encode, _ = library(kind)
+    text = TEXTS["prose"] + TEXTS["cjk"]
+    assert version.cached_tokenizer().encode_ordinary(text) == encode(text)
+    assert client.get(response["Location"]).status_code == 200
+
+
+def test_a_sentencepiece_model_may_be_named_as_its_format(client, registry_data):
+    client.force_login(registry_data["member"])
+    [data] = KINDS["sentencepiece-bpe"]().values()
+    response = client.post("/tokenizers/import/", {"tokenizer": "spm", "format": "sentencepiece",
+                                                   "files": [SimpleUploadedFile("m.model", data)]})
+    assert response.status_code == 302
+    assert TokenizerVersion.objects.get(tokenizer__name="spm").algorithm == "sentencepiece"
