@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from functools import cached_property
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
-from ..bpe.token_table import TokenTable
+from .library import LibraryEngine
 from .spans import char_to_byte_offsets, tidy_spans, with_ids
 
 BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
@@ -38,11 +37,10 @@ def load_hf(data: bytes):
                          f"{str(exc)[:200]}") from None
 
 
-class HFEngine:
+class HFEngine(LibraryEngine):
     """A ``tokenizer.json`` behind the app's ``Engine`` protocol."""
 
     algorithm = "hf"
-    options: dict = {}  # what a character-level BPE keeps beside its pattern: nothing here
     merge_counts = None
 
     def __init__(self, data: bytes):
@@ -65,14 +63,6 @@ class HFEngine:
             if model.get("byte_fallback") else frozenset()
         self.merges = [(left.encode(), right.encode()) for left, right in _merges(model)]
 
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
-
-    @cached_property
-    def token_table(self) -> TokenTable:
-        return TokenTable(self.vocab)
-
     def vocab_kinds(self):
         """``(id, piece bytes, kind, score)`` by id: ``unknown``, ``special`` (an added special
         token), ``byte`` (a ``<0xNN>`` piece of a byte-fallback model) or ``normal``; no
@@ -83,25 +73,11 @@ class HFEngine:
                     "byte" if token_id in self.byte_ids else "normal")
             yield token_id, token, kind, None
 
-    def token_bytes(self, token_id: int) -> bytes:
-        try:
-            return self.vocab[token_id]
-        except KeyError:
-            raise ValueError(f"token id {token_id!r} is not in the vocab") from None
-
     def encode_ordinary(self, text: str) -> list[int]:
         return self._ordinary.encode(text, add_special_tokens=False).ids
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         return [e.ids for e in self._ordinary.encode_batch(texts, add_special_tokens=False)]
-
-    def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
-        """tiktoken's meaning: allowed special-token text becomes its id, disallowed special-token
-        text raises ``ValueError``, any other is plain text."""
-        return [i for i, _, _ in self._encoded(text, allowed_special, disallowed_special)]
-
-    def token_spans(self, text: str, allowed_special="all") -> list[tuple[int, int, int]]:
-        return self._encoded(text, allowed_special, ())
 
     def _encoded(self, text: str, allowed_special, disallowed_special):
         allowed = check_allowed_special(self.special_tokens, allowed_special, disallowed_special,
@@ -128,19 +104,8 @@ class HFEngine:
         spans = tidy_spans(spans, [i in self.byte_ids for i in ids])
         return with_ids(ids, spans, offset)
 
-    def encoding_json(self, text: str, allowed_special=frozenset(),
-                      disallowed_special="all") -> str:
-        """The encode endpoint's answer: ``{"ids", "tokens", "spans"}`` of ``encode(text,
-        ...)`` as JSON, each span the library's offsets in bytes."""
-        found = self._encoded(text, allowed_special, disallowed_special)
-        return self.token_table.encoding_json([i for i, _, _ in found],
-                                              [(s, e) for _, s, e in found])
-
     def decode(self, ids: Iterable[int]) -> str:
-        ids = list(ids)
-        for token_id in ids:
-            if token_id not in self.vocab:
-                raise ValueError(f"token id {token_id!r} is not in the vocab")
+        ids = self._known(ids)
         return self._special.decode(ids, skip_special_tokens=False)
 
     def decode_batch(self, batch: list[list[int]]) -> list[str]:

@@ -10,10 +10,9 @@ token cuts the text there and encodes each side, as a SentencePiece user who add
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cached_property
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
-from ..bpe.token_table import TokenTable
+from .library import LibraryEngine
 from .spans import tidy_spans, with_ids
 
 # what the model's trainer spec calls its model types
@@ -46,12 +45,11 @@ def is_sentencepiece(data: bytes) -> bool:
     return True
 
 
-class SentencePieceEngine:
+class SentencePieceEngine(LibraryEngine):
     """A ``.model`` behind the app's ``Engine`` protocol."""
 
     algorithm = "sentencepiece"
     merge_counts = None
-    options: dict = {}  # what a character-level BPE keeps beside its pattern: nothing here
 
     def __init__(self, data: bytes):
         self._sp = load_sentencepiece(data)
@@ -70,36 +68,16 @@ class SentencePieceEngine:
                         f"{_normalization(self.canonical)}")
         self.merges: list[tuple[bytes, bytes]] = []
 
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
-
-    @cached_property
-    def token_table(self) -> TokenTable:
-        return TokenTable(self.vocab)
-
     def vocab_kinds(self):
         """``(id, piece bytes, kind, score)`` by id (``piece_kind``)."""
         for token_id, token in sorted(self.vocab.items()):
             yield token_id, token, self.kinds[token_id], self.scores[token_id]
-
-    def token_bytes(self, token_id: int) -> bytes:
-        try:
-            return self.vocab[token_id]
-        except KeyError:
-            raise ValueError(f"token id {token_id!r} is not in the vocab") from None
 
     def encode_ordinary(self, text: str) -> list[int]:
         return self._sp.encode(text, add_bos=False, add_eos=False)
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         return self._sp.encode(texts, add_bos=False, add_eos=False)
-
-    def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
-        return [i for i, _, _ in self._encoded(text, allowed_special, disallowed_special)]
-
-    def token_spans(self, text: str, allowed_special="all") -> list[tuple[int, int, int]]:
-        return self._encoded(text, allowed_special, ())
 
     def _encoded(self, text: str, allowed_special, disallowed_special):
         allowed = check_allowed_special(self.special_tokens, allowed_special, disallowed_special,
@@ -121,19 +99,8 @@ class SentencePieceEngine:
         del mapped  # its pieces, one bytes object per token
         return with_ids(ids, tidy_spans(spans, [i in self.byte_ids for i in ids]), offset)
 
-    def encoding_json(self, text: str, allowed_special=frozenset(),
-                      disallowed_special="all") -> str:
-        """The encode endpoint's answer: ``{"ids", "tokens", "spans"}`` of ``encode(text,
-        ...)`` as JSON, each span the library's offsets in bytes."""
-        found = self._encoded(text, allowed_special, disallowed_special)
-        return self.token_table.encoding_json([i for i, _, _ in found],
-                                              [(s, e) for _, s, e in found])
-
     def decode(self, ids: Iterable[int]) -> str:
-        ids = list(ids)
-        for token_id in ids:
-            if token_id not in self.vocab:
-                raise ValueError(f"token id {token_id!r} is not in the vocab")
+        ids = self._known(ids)
         return self._sp.decode(ids)
 
     def decode_batch(self, batch: list[list[int]]) -> list[str]:
