@@ -257,13 +257,12 @@ def test_the_interface_the_formats_and_metrics_use():
 
 def test_a_large_file_counted_in_several_processes_gives_the_counts_of_one(tmp_path,
                                                                             monkeypatch):
-    from tokenizers_app.bpe import char_bpe, counting
+    from tokenizers_app.bpe import counting
     from tokenizers_app.bpe.char_bpe import count_words, split_regex
     from tokenizers_app.bpe.training import Ticker
 
-    monkeypatch.setattr(counting, "RANGE_BYTES", 2_000)
-    monkeypatch.setattr(char_bpe, "RANGE_BYTES", 2_000)
-    monkeypatch.setattr(char_bpe, "MIN_RANGE_BYTES", 1_000)
+    monkeypatch.setattr(counting, "RANGE_BYTES", 2_000)  # the ranges words are counted in too
+    monkeypatch.setattr(counting, "MIN_RANGE_BYTES", 1_000)
     text = (ENGLISH + CHINESE + "<unk>" + EMOJI + "\n" + WHITESPACE + "\n") * 40
     path = tmp_path / "corpus.txt"
     path.write_text(text, encoding="utf-8")

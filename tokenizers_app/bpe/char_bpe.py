@@ -14,7 +14,6 @@ Its plain twin, which the tests compare it with: ``reference_train_char`` in
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -25,15 +24,13 @@ from ..errors import Invalid
 from .char_tokenizer import SPLITS, UNK, CharBPETokenizer, split_regex, word_symbols
 from .corpus import StrictUtf8, iter_documents, source_size
 from .counting import (
-    MIN_RANGE_BYTES,
-    RANGE_BYTES,
-    WAIT_SECONDS,
     add_counts,
     default_workers,
     ranges_of,
     is_large_file,
+    parallel_range_bytes,
     plan_ranges,
-    pool_start_method,
+    pooled_parts,
 )
 from .parameters import check_training_parameters
 from .pretokenize import iter_chunks
@@ -228,22 +225,10 @@ def count_file_words_parallel(path, split: str, lowercase: bool, special_tokens:
     """The words of a file counted over byte ranges (cut as ``counting.plan_ranges`` cuts them:
     no word spans two) in ``workers`` processes. ``on_range(bytes)`` is called after each range,
     and with 0 at least every ``counting.WAIT_SECONDS`` while waiting; it may raise to stop."""
-    range_bytes = min(RANGE_BYTES, max(MIN_RANGE_BYTES,
-                                       -(-os.path.getsize(path) // (2 * workers))))
     jobs = [(os.fspath(path), a, b, split, lowercase, special_tokens)
-            for a, b in plan_ranges(path, "gpt2", special_tokens, range_bytes)]
+            for a, b in plan_ranges(path, "gpt2", special_tokens,
+                                    parallel_range_bytes(path, workers))]
     counts: Counter[str] = Counter()
-    on_range = on_range or (lambda size: None)
-    context = multiprocessing.get_context(pool_start_method())
-    with context.Pool(min(workers, len(jobs))) as pool:
-        results = pool.imap_unordered(_count_words_job, jobs)
-        for _ in jobs:
-            while True:
-                try:
-                    size, part = results.next(timeout=WAIT_SECONDS)
-                    break
-                except multiprocessing.TimeoutError:
-                    on_range(0)
-            add_counts(counts, part)
-            on_range(size)
+    for part in pooled_parts(_count_words_job, jobs, workers, on_range):
+        add_counts(counts, part)
     return counts

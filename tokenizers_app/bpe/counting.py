@@ -191,19 +191,33 @@ def count_file_parallel(path, pattern: str, special_tokens: list[str], workers: 
     """Count a file's pre-tokens (as UTF-8 bytes) in ``workers`` processes. ``on_range(bytes)``
     is called after each range, and with 0 at least every ``WAIT_SECONDS`` while waiting; it
     may raise to stop (the pool is then terminated)."""
-    # at least two ranges per worker, so that no worker is left with one range more at the end
-    range_bytes = min(RANGE_BYTES,
-                      max(MIN_RANGE_BYTES, -(-os.path.getsize(path) // (2 * workers))))
     jobs = [(os.fspath(path), a, b, pattern, special_tokens)
-            for a, b in plan_ranges(path, pattern, special_tokens, range_bytes)]
-    counts: dict[bytes, int] = {}
-    on_range = on_range or (lambda size: None)
+            for a, b in plan_ranges(path, pattern, special_tokens, parallel_range_bytes(path,
+                                                                                  workers))]
     method = pool_start_method()
     if method == "fork":
         PreTokenizer(pattern).compile()  # the workers inherit the compiled patterns
-    context = multiprocessing.get_context(method)
+    counts: dict[bytes, int] = {}
+    for part in pooled_parts(_count_range_job, jobs, workers, on_range, method):
+        counts = summed(counts, part)
+    return counts
+
+
+def parallel_range_bytes(path, workers: int) -> int:
+    """The size of the byte ranges a file is counted in by ``workers`` processes: at least two
+    ranges per worker, so that no worker is left with one range more at the end."""
+    return min(RANGE_BYTES, max(MIN_RANGE_BYTES, -(-os.path.getsize(path) // (2 * workers))))
+
+
+def pooled_parts(job, jobs: list, workers: int, on_range=None, method: str | None = None):
+    """``job(j)`` for each of ``jobs`` in a pool of ``workers`` processes, yielding the ``part``
+    of each ``(size, part)`` result as it comes; ``on_range(size)`` is called after each, and
+    with 0 at least every ``WAIT_SECONDS`` while waiting. It may raise to stop: the pool is
+    then terminated."""
+    on_range = on_range or (lambda size: None)
+    context = multiprocessing.get_context(method or pool_start_method())
     with context.Pool(min(workers, len(jobs))) as pool:
-        results = pool.imap_unordered(_count_range_job, jobs)
+        results = pool.imap_unordered(job, jobs)
         for _ in jobs:
             while True:
                 try:
@@ -211,9 +225,8 @@ def count_file_parallel(path, pattern: str, special_tokens: list[str], workers: 
                     break
                 except multiprocessing.TimeoutError:
                     on_range(0)
-            counts = summed(counts, part)
+            yield part
             on_range(size)
-    return counts
 
 
 def pool_start_method() -> str:
