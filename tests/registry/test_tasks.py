@@ -87,23 +87,27 @@ def test_cancelling_a_running_run_stops_it_within_two_seconds(worker):
 
 
 def test_a_worker_killed_mid_training_finishes_after_a_restart_with_one_version(
-        worker, session_worker, start_worker):
-    # 60,000 merges: the compiled loop would finish 12,000 before the kill lands
-    run = wait_for_merging(start_long_run("long-kill", vocab_size=60_000), worker)
+        session_worker, start_worker, transactional_db):
+    session_worker["worker"].stop()  # only the held worker takes the first attempt
+    held = start_worker("held", TEST_HOLD_MERGE="1")  # it stops mid-merge: see worker_barrier
+    corpus = import_text(sample_text(200_000), "killed")
+    run = wait_for_merging(start_training_run(corpora=[corpus], tokenizer_name="killed",
+                                              vocab_size=1_000), held)
 
-    worker.kill()
+    held.kill()
     run.refresh_from_db()
     assert run.status == TrainingRun.Status.RUNNING and run.attempt == 1
     replacement = session_worker["worker"] = start_worker("main")
     wait_until(lambda: reap_runs(stale_seconds=1)["requeued"], 10,
                "the reaper to re-queue the run of the killed worker")
-    run = wait_for_run(run, timeout=300, worker=replacement)
+    run = wait_for_run(run, timeout=120, worker=replacement)
 
     assert run.status == TrainingRun.Status.SUCCEEDED, run.error
     assert run.attempt == 2
     version = TokenizerVersion.objects.get()
     assert version.merge_rules.count() == version.merge_count  # as many rows as merges made
     assert version.vocab_entries.count() == version.vocab_size == version.merge_count + 256
+    assert version.load_tokenizer().merges == train_bpe(corpus.path, 1_000).merges
 
 
 def test_a_task_delivered_twice_creates_one_version(worker):
