@@ -2,7 +2,7 @@
 
 ``weed``: one server per test session (each xdist worker its own), and ``bucket``: a new
 bucket in it per test, with the settings pointed at it (``STORAGE_URL`` and the keys).
-``own_weed``: a server of the test's own, for the tests that stop it."""
+``own_weed``: a server apart from the session's, for the tests that stop it."""
 
 import pytest
 
@@ -13,14 +13,23 @@ from .weed import Weed
 def weed(tmp_path_factory):
     server = Weed(tmp_path_factory.mktemp("weed")).start()
     yield server
-    server.shut_down()
+    server.stop()  # its folder is temporary: nothing to keep
+
+
+@pytest.fixture(scope="module")
+def module_weed(tmp_path_factory):
+    server = Weed(tmp_path_factory.mktemp("own-weed")).start()
+    yield server
+    server.stop()  # its folder is temporary: nothing to keep
 
 
 @pytest.fixture
-def own_weed(tmp_path_factory):
-    server = Weed(tmp_path_factory.mktemp("own-weed")).start()
-    yield server
-    server.shut_down()
+def own_weed(module_weed):
+    """A server that the test may stop (shared by the tests of a module, each with buckets of
+    its own; started again if the test before left it stopped)."""
+    if module_weed.process.poll() is not None:
+        module_weed.start()
+    return module_weed
 
 
 def point_settings_at(settings, server: Weed, bucket: str) -> None:

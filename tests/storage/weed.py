@@ -64,6 +64,8 @@ class Weed:
         command = [self.binary, "server", "-s3", "-master.telemetry=false", "-ip=127.0.0.1",
                    "-ip.bind=127.0.0.1", f"-dir={data}", "-s3.port.iceberg=0",
                    "-s3.port.lance=0", "-master.volumeSizeLimitMB=256", "-volume.max=0",
+                   # one master, which leads at once when it starts again after a kill (not in 15 s)
+                   "-master.electionTimeout=1s", "-master.raftBootstrap",
                    *(f"-{flag}={port}" for flag, port in self.ports.items())]
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
@@ -104,15 +106,6 @@ class Weed:
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=30)
-
-    def shut_down(self) -> None:
-        """At the end of a session: SIGTERM, and SIGKILL if it is still there after 10 s."""
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.stop()
 
     def env(self, bucket: str, prefix: str = "registry") -> dict[str, str]:
         """The environment that points a process at ``bucket``."""
