@@ -62,8 +62,12 @@ def test_playground_dims_the_old_result_while_it_encodes(visitor, live_server, d
     page.wait_for_selector("#playground-out .loading", state="visible")
     page.wait_for_function("getComputedStyle(document.getElementById('results')).opacity < 1")
     tab.shot("playground-loading")
-    for route in held:
-        route.continue_()
+    for _ in range(100):  # the route's handler runs while Playwright waits: it may come late
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1, "the playground's request never reached the route"
+    held[0].continue_()
     page.wait_for_selector("#playground-out .loading", state="hidden")
     assert "again" in page.inner_text("#results")
 
