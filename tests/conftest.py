@@ -8,9 +8,10 @@ queue name, so a running ``manage.py start`` or a second test session never take
 The tests run in parallel (pytest-xdist, ``-n auto --dist loadgroup`` in pyproject.toml). Each
 xdist worker is a test session of its own in the sense above (its own process id: its own test
 database, media folder, broker folder, queue name and throttle counts), so a Celery worker
-started by one never takes another's tasks. The tests of one module (and the browser tests)
-run on one xdist worker, so a module or session fixture that is slow to build (the browser, the
-private Postgres cluster of test_postgres_faults.py) is built once.
+started by one never takes another's tasks. The tests of one module run on one xdist worker, so
+a module fixture that is slow to build (the private Postgres cluster of test_postgres_faults.py,
+a SeaweedFS server) is built once; the browser modules spread over the xdist workers (each
+starts Chromium once: a second, where one worker running them all would finish last).
 """
 
 import os
@@ -23,6 +24,11 @@ from urllib.parse import quote
 
 import pytest
 
+# Compiled modules (and pytest's rewritten test modules) are kept in __pycache__ even where the
+# environment says PYTHONDONTWRITEBYTECODE: each xdist worker and each process a test starts
+# would compile them again (pytest rewrites the asserts of every test module: seconds a worker).
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "registry.settings")
 os.environ.setdefault("DEBUG", "1")  # as manage.py on a machine with no environment
 SESSION = f"registry-test-{os.getpid()}"
@@ -41,8 +47,8 @@ settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 REPO = Path(__file__).resolve().parent.parent
 # The tests of one module run on one xdist worker (so its module fixtures are built once), and
-# so do these folders (they share a session fixture that is slow to start: the browser) ...
-XDIST_GROUPS = {"tests/browser/": "browser"}
+# so do the tests of these folders (prefix: group) ...
+XDIST_GROUPS: dict[str, str] = {}
 # ... except the tests of these modules, which are long, independent and spread over the workers
 XDIST_SPREAD = ("tests/registry/test_faults.py", "tests/test_bench.py")
 # a Celery worker, a server or a cluster that a test starts keeps it waiting more than working:

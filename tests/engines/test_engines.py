@@ -1,6 +1,7 @@
 """The engines (``tokenizers_app.engines``) against the libraries they wrap: every kind's ids,
 decoding, spans and metrics, on tokenizers trained here (``trained.py``)."""
 
+import functools
 import json
 
 import pytest
@@ -174,14 +175,16 @@ def test_byte_fallback_bpe_has_a_byte_fallback_rate_on_cjk(files):
     assert evaluate(engine, ["the quick brown fox"])["byte_fallback_rate"] == 0.0  # no "\\n"
 
 
-ENGINES = {kind: read_engine_files(files()) for kind, files in KINDS.items()}
+@functools.cache
+def engine_of(kind: str) -> Engine:
+    return read_engine_files(KINDS[kind]())
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.text(alphabet="ab.' \t\nÉé東🍕\u3000", max_size=20), max_size=6),
        st.sampled_from(sorted(KINDS)))
 def test_evaluated_counts_equal_the_whole_text_for_every_engine(blocks, kind):
-    engine, text = ENGINES[kind], "".join(blocks)
+    engine, text = engine_of(kind), "".join(blocks)
     result = evaluate(engine, blocks)
     assert result["tokens"] == len(engine.encode_ordinary(text))
     assert result["bytes"] == len(text.encode()) and result["words"] == len(text.split())
@@ -194,7 +197,7 @@ def test_special_token_text_in_a_corpus_is_encoded_as_the_library_encodes_plain_
     [data] = KINDS[kind]().values()
     peer = tokenizers.Tokenizer.from_str(data.decode())
     peer.encode_special_tokens = True
-    engine = ENGINES[kind]
+    engine = engine_of(kind)
     text = "strike <s>this</s> out, [CLS] and <unk> stay text\n"
     assert engine.encode_ordinary(text) == peer.encode(text, add_special_tokens=False).ids
     assert evaluate(engine, [text])["tokens"] == len(engine.encode_ordinary(text))

@@ -2,13 +2,20 @@
 own trainers (Hugging Face ``tokenizers`` and ``sentencepiece``): nothing is downloaded.
 
 Each function returns the file bytes a user would import: a ``tokenizer.json`` or a SentencePiece
-``.model``. They are deterministic for the same text, and cached per process."""
+``.model``. Training takes seconds, so each file is kept: per process, and in a folder of the
+machine's temporary directory named by what makes it (this file's source, the arguments and the
+libraries' versions), which the xdist workers share."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
+import os
+import tempfile
+from importlib.metadata import version
+from pathlib import Path
 
 from tests.bpe.corpora import SAMPLES, varied_text
 
@@ -17,9 +24,30 @@ TRAINING_TEXT = (SAMPLES["english"] * 4 + varied_text(120_000, seed=11)
                  + "def f(x):\n    return x + 1\n\n" * 30 + "東京は日本の首都です。\n")
 TRAINING_LINES = [line for line in TRAINING_TEXT.splitlines() if line.strip()]
 BYTE_PIECES = [f"<0x{byte:02X}>" for byte in range(256)]
+STORE = Path(tempfile.gettempdir()) / "registry-test-trained"
 
 
-@functools.cache
+def stored(make):
+    """``make(*args)``, kept per process and in ``STORE`` (written whole, then renamed)."""
+    @functools.cache
+    @functools.wraps(make)
+    def made(*args):
+        key = hashlib.sha256(repr((Path(__file__).read_bytes(), make.__name__, args,
+                                   version("tokenizers"), version("sentencepiece"))).encode())
+        path = STORE / key.hexdigest()
+        if path.is_file():
+            return path.read_bytes()
+        data = make(*args)
+        STORE.mkdir(exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.part")
+        partial.write_bytes(data)
+        os.replace(partial, path)
+        return data
+
+    return made
+
+
+@stored
 def llama_bpe_json(vocab_size: int = 800) -> bytes:
     """A Llama-2-style BPE: ``▁`` for spaces (Metaspace), byte fallback to ``<0xNN>`` pieces,
     ``<unk>``, ``<s>``, ``</s>``."""
@@ -38,7 +66,7 @@ def llama_bpe_json(vocab_size: int = 800) -> bytes:
     return json.dumps(doc, ensure_ascii=False, indent=2).encode()
 
 
-@functools.cache
+@stored
 def bert_wordpiece_json(vocab_size: int = 700) -> bytes:
     """A BERT-style WordPiece: lowercasing and accent-stripping normalizer, ``##`` continuations,
     ``[UNK]`` for what it cannot spell, and the ``[CLS] ... [SEP]`` template."""
@@ -58,7 +86,7 @@ def bert_wordpiece_json(vocab_size: int = 700) -> bytes:
     return tokenizer.to_str(pretty=True).encode()
 
 
-@functools.cache
+@stored
 def unigram_json(vocab_size: int = 600) -> bytes:
     """A T5 / XLM-R-style Unigram with Metaspace and ``<unk>``."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -72,7 +100,7 @@ def unigram_json(vocab_size: int = 600) -> bytes:
     return tokenizer.to_str(pretty=True).encode()
 
 
-@functools.cache
+@stored
 def sentencepiece_model(model_type: str = "bpe", vocab_size: int = 600) -> bytes:
     """A SentencePiece ``.model`` (``bpe`` with byte fallback, or ``unigram``), as the
     ``sentencepiece`` trainer writes it; the identity normalization keeps whitespace runs."""
