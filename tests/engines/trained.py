@@ -8,6 +8,7 @@ libraries' versions), which the xdist workers share."""
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import io
@@ -28,21 +29,24 @@ STORE = Path(tempfile.gettempdir()) / "registry-test-trained"
 
 
 def stored(make):
-    """``make(*args)``, kept per process and in ``STORE`` (written whole, then renamed)."""
+    """``make(*args)``, kept per process and in ``STORE`` (made by one process at a time, written
+    whole, then renamed)."""
     @functools.cache
     @functools.wraps(make)
     def made(*args):
         key = hashlib.sha256(repr((Path(__file__).read_bytes(), make.__name__, args,
                                    version("tokenizers"), version("sentencepiece"))).encode())
         path = STORE / key.hexdigest()
-        if path.is_file():
-            return path.read_bytes()
-        data = make(*args)
         STORE.mkdir(exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.part")
-        partial.write_bytes(data)
-        os.replace(partial, path)
-        return data
+        with open(path.with_suffix(".lock"), "wb") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one process trains; the others wait, then read
+            if path.is_file():
+                return path.read_bytes()
+            data = make(*args)
+            partial = path.with_suffix(f".{os.getpid()}.part")
+            partial.write_bytes(data)
+            os.replace(partial, path)
+            return data
 
     return made
 
