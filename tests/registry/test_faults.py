@@ -166,28 +166,33 @@ FAN_OUT = {"FANOUT_MIN_BYTES": "100000"}
 
 @dataclass(frozen=True)
 class Phase:
-    """Where a run's worker is killed: the corpora and vocab size that make the phase last a
-    second or more, the worker's settings, when the run's row shows the phase, and its stage."""
+    """Where a run's worker is killed: the corpora and vocab size, the workers' settings, when
+    the run's row shows the phase, and its stage. ``hold``: a stage the killed worker stops in
+    (``TEST_HOLD_STAGE``, see worker_barrier) until it is killed; without it the corpora and vocab
+    size make the phase last long enough to be caught."""
 
     texts: Callable[[], list[str]]
     vocab_size: int
     reached: Callable[[], Callable[[TrainingRun], bool]]  # a new predicate per test
     stage: str
     env: dict = field(default_factory=dict)
+    hold: str = ""
+    hold_after: int = 0  # tasks that go through the held stage first
 
 
 PHASES = {
-    # two corpora of 8 MB, counted one after the other in one process (a file of more than 8 MiB
-    # is counted in several), take 1.5 s or more to count
-    "counting": Phase(lambda: [sample_text(8_000_000), sample_text(8_000_000, offset=1)], 300,
-                      lambda: counting, Stage.COUNT),
-    # two parts of 8 MB, counted by one task each, about 0.8 s each
-    "counting-a-fan-out-part": Phase(lambda: [sample_text(16_000_000)], 300, CountingAPart,
-                                     Stage.COUNT, {**FAN_OUT, "FANOUT_PART_BYTES": "8100000"}),
-    # made-up words: nearly every word is new, so merging goes on for seconds
-    "merging-fanned-out-counts": Phase(lambda: [made_up_words(2_000_000)], 30_000,
+    # two corpora counted one after the other in one process, held after some of it
+    "counting": Phase(lambda: [sample_text(300_000), sample_text(300_000, offset=1)], 300,
+                      lambda: counting, Stage.COUNT, hold=Stage.COUNT),
+    # three parts, counted by one task each: the first goes through, the second is held
+    "counting-a-fan-out-part": Phase(lambda: [sample_text(900_000)], 300, CountingAPart,
+                                     Stage.COUNT, {**FAN_OUT, "FANOUT_PART_BYTES": "310000"},
+                                     hold=Stage.COUNT, hold_after=1),
+    # made-up words counted in four parts, then held while learning merges
+    "merging-fanned-out-counts": Phase(lambda: [made_up_words(400_000)], 3_000,
                                        lambda: learning_merges, Stage.MERGE,
-                                       {**FAN_OUT, "FANOUT_PART_BYTES": "700000"}),
+                                       {**FAN_OUT, "FANOUT_PART_BYTES": "110000"},
+                                       hold=Stage.MERGE),
     # 60,000 merge and vocab rows to write: saving takes about a second
     "saving": Phase(lambda: [made_up_words(2_000_000)], 60_000, lambda: saving, Stage.SAVE),
 }
@@ -196,7 +201,9 @@ PHASES = {
 def start_and_kill(phase: Phase, own_workers, what: str) -> TrainingRun:
     """Start a run on a worker of its own and SIGKILL the worker once the run is ``what``."""
     corpora = [import_text(text, f"killed-{n}") for n, text in enumerate(phase.texts())]
-    worker = own_workers("killed", **phase.env)
+    held = ({"TEST_HOLD_STAGE": phase.hold, "TEST_HOLD_AFTER": str(phase.hold_after)}
+            if phase.hold else {})
+    worker = own_workers("killed", **phase.env, **held)
     run = start_training_run(corpora=corpora, tokenizer_name="killed",
                              vocab_size=phase.vocab_size)
     wait_for_phase(run, phase.reached(), worker, what)

@@ -89,7 +89,7 @@ def test_cancelling_a_running_run_stops_it_within_two_seconds(worker):
 def test_a_worker_killed_mid_training_finishes_after_a_restart_with_one_version(
         session_worker, start_worker, transactional_db):
     session_worker["worker"].stop()  # only the held worker takes the first attempt
-    held = start_worker("held", TEST_HOLD_MERGE="1")  # it stops mid-merge: see worker_barrier
+    held = start_worker("held", TEST_HOLD_STAGE="merge")  # it stops mid-merge: see worker_barrier
     corpus = import_text(sample_text(200_000), "killed")
     run = wait_for_merging(start_training_run(corpora=[corpus], tokenizer_name="killed",
                                               vocab_size=1_000), held)

@@ -6,9 +6,11 @@
   one looks at the queue (each worker holds one task at a time, so while the first waits here the
   next part goes to another worker). The wait ends after 60 s in any case, and the test's own
   assertions then tell what happened.
-- With ``TEST_HOLD_MERGE`` set, a training run stops in its merge stage once it has reported
-  merges done, and stays there (its heartbeat going on) until the worker is killed: a test can
-  then kill the worker mid-training however fast the merge loop is on this machine.
+- With ``TEST_HOLD_STAGE`` set to a stage (``count``, ``merge``), a task stops in that stage
+  once it has some of it done, and stays there (reporting that progress, its heartbeat going on)
+  until the worker is killed: a test can kill a worker mid-stage however fast this machine is,
+  and the run's next attempt, on a worker without it, need not be long. With
+  ``TEST_HOLD_AFTER=N``, the first N tasks (count parts, say) to reach the stage go through.
 """
 
 import os
@@ -18,7 +20,6 @@ from pathlib import Path
 from celery.signals import task_prerun
 
 COUNT_TASK = "tokenizers_app.tasks.count_corpus_part"
-TRAIN_TASK = "tokenizers_app.tasks.execute_training_run"
 
 
 @task_prerun.connect
@@ -37,23 +38,27 @@ def wait_for_the_other_workers(task=None, **_):
 
 
 @task_prerun.connect
-def hold_in_the_merge_stage(task=None, **_):
-    if not os.environ.get("TEST_HOLD_MERGE") or task is None or task.name != TRAIN_TASK:
+def hold_in_a_stage(**_):
+    stage_held = os.environ.get("TEST_HOLD_STAGE")
+    if not stage_held:
         return
-    from tokenizers_app.services.attempts import RunReporter
+    from tokenizers_app.bpe.training import Ticker
 
-    report = RunReporter.progress
-    if getattr(report, "holds", False):
+    tick = Ticker.__call__
+    if getattr(tick, "holds", False):
         return
+    passed, let_pass = [], int(os.environ.get("TEST_HOLD_AFTER", "0"))
 
-    def progress_then_hold(self, stage, done, total):
-        report(self, stage, done, total)
-        if stage != "merge" or done == 0:
+    def tick_then_hold(self, stage, done, total, force=False):
+        tick(self, stage, done, total, force)
+        if stage != stage_held or done == 0 or any(self is ticker for ticker in passed):
             return
-        while True:  # until killed; the row shows these merges done, with a fresh heartbeat
-            self.last_write = float("-inf")
-            report(self, stage, done, total)
+        if len(passed) < let_pass:  # this task goes through the stage: it is not held
+            passed.append(self)
+            return
+        while True:  # until killed; the row shows this progress, with a fresh heartbeat
+            tick(self, stage, done, total, force=True)
             time.sleep(0.2)
 
-    progress_then_hold.holds = True
-    RunReporter.progress = progress_then_hold
+    tick_then_hold.holds = True
+    Ticker.__call__ = tick_then_hold
