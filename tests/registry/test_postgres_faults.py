@@ -238,12 +238,12 @@ def test_postgres_restarted_while_a_worker_merges_leaves_one_complete_version_or
     """The worker's next progress write finds its connection gone: the attempt ends (saving
     nothing), the reaper queues the run again and the worker trains it anew; or the run fails
     saying why. Never a version without all its rows."""
-    registry.import_corpus(made_up_words(2_000_000), "restart")
-    # the pure-Python merge loop, whose 20,000 merges last long enough to restart Postgres
-    # meanwhile: the compiled one is done before (this test is about the database, not the core)
-    worker = registry.start_worker("train", BPE_PURE_PYTHON="1")
+    registry.import_corpus(made_up_words(300_000), "restart")
+    # the worker stops in the merge stage, writing its progress until a write fails (see
+    # worker_barrier): however fast the merge loop, the run is merging when Postgres restarts
+    worker = registry.start_worker("train", TEST_HOLD_STAGE="merge")
     registry.manage("train", "--corpus", "restart", "--tokenizer", "restart",
-                    "--vocab-size", "20000")
+                    "--vocab-size", "3000")
 
     def merging():
         run = run_row(registry)

@@ -9,7 +9,9 @@
 - With ``TEST_HOLD_STAGE`` set to a stage (``count``, ``merge``), a task stops in that stage
   once it has some of it done, and stays there (reporting that progress, its heartbeat going on)
   until the worker is killed: a test can kill a worker mid-stage however fast this machine is,
-  and the run's next attempt, on a worker without it, need not be long. With
+  and the run's next attempt, on a worker without it, need not be long. Should a progress
+  write fail while held (the database restarted), the task ends as it would, and the worker
+  holds nothing more. With
   ``TEST_HOLD_AFTER=N``, the first N tasks (count parts, say) to reach the stage go through.
 """
 
@@ -56,9 +58,14 @@ def hold_in_a_stage(**_):
         if len(passed) < let_pass:  # this task goes through the stage: it is not held
             passed.append(self)
             return
-        while True:  # until killed; the row shows this progress, with a fresh heartbeat
-            tick(self, stage, done, total, force=True)
-            time.sleep(0.2)
+        if passed and passed[-1] is None:  # held once already, until a write failed
+            return
+        try:
+            while True:  # until killed; the row shows this progress, with a fresh heartbeat
+                tick(self, stage, done, total, force=True)
+                time.sleep(0.2)
+        finally:  # a progress write failed (the database went away): the task ends as it would
+            passed.append(None)
 
     tick_then_hold.holds = True
     Ticker.__call__ = tick_then_hold
