@@ -11,8 +11,8 @@
   until the worker is killed: a test can kill a worker mid-stage however fast this machine is,
   and the run's next attempt, on a worker without it, need not be long. Should a progress
   write fail while held (the database restarted), the task ends as it would, and the worker
-  holds nothing more. With
-  ``TEST_HOLD_AFTER=N``, the first N tasks (count parts, say) to reach the stage go through.
+  holds nothing more. With ``TEST_HOLD_AFTER=N``, the first N tasks (count parts, say) to
+  reach the stage go through.
 """
 
 import os
@@ -49,23 +49,20 @@ def hold_in_a_stage(**_):
     tick = Ticker.__call__
     if getattr(tick, "holds", False):
         return
-    passed, let_pass = [], int(os.environ.get("TEST_HOLD_AFTER", "0"))
+    let_through = int(os.environ.get("TEST_HOLD_AFTER", "0"))
+    through, held = [], []  # the tickers let through the stage; the one held (once a process)
 
     def tick_then_hold(self, stage, done, total, force=False):
         tick(self, stage, done, total, force)
-        if stage != stage_held or done == 0 or any(self is ticker for ticker in passed):
+        if stage != stage_held or done == 0 or held or any(self is t for t in through):
             return
-        if len(passed) < let_pass:  # this task goes through the stage: it is not held
-            passed.append(self)
+        if len(through) < let_through:
+            through.append(self)
             return
-        if passed and passed[-1] is None:  # held once already, until a write failed
-            return
-        try:
-            while True:  # until killed; the row shows this progress, with a fresh heartbeat
-                tick(self, stage, done, total, force=True)
-                time.sleep(0.2)
-        finally:  # a progress write failed (the database went away): the task ends as it would
-            passed.append(None)
+        held.append(self)
+        while True:  # until killed (or a write fails: the task ends as it would)
+            tick(self, stage, done, total, force=True)  # the row shows this, a fresh heartbeat
+            time.sleep(0.2)
 
     tick_then_hold.holds = True
     Ticker.__call__ = tick_then_hold
