@@ -36,7 +36,7 @@ from .parameters import check_training_parameters
 from .pretokenize import iter_chunks
 from .compiled import learn_merges
 from .special_tokens import special_regex, split_special
-from .training import Progress, ShouldStop, Ticker, stop_reason
+from .training import CountProgress, Progress, ShouldStop, Ticker, stop_reason
 
 __all__ = ["SPLITS", "UNK", "CharBPETokenizer", "CharTrainResult", "count_words",
            "count_words_range", "prefix_char_tokenizer", "spell_words", "split_regex",
@@ -190,23 +190,17 @@ def count_words(source, word_re: regex.Pattern, lowercase: bool, special_tokens:
     """
     counts: Counter[str] = Counter()
     special = special_regex(special_tokens)
-    total, done = source_size(source), 0
+    progress = CountProgress(ticker, source_size(source))
     workers = workers or default_workers()
-    ticker("count", 0, total, force=True)
     for path, blocks in iter_documents(source):
         if workers > 1 and is_large_file(path):
-            def on_range(size):
-                nonlocal done
-                done += size
-                ticker("count", done, max(total, done))
             add_counts(counts, count_file_words_parallel(path, _split_name(word_re), lowercase,
-                                                         special_tokens, workers, on_range))
+                                                         special_tokens, workers, progress.add))
             continue
         for chunk in iter_chunks(blocks, special_tokens, line_cuts=True):  # cuts at whitespace
             _count_chunk(counts, chunk, word_re, special, lowercase)
-            done += len(chunk.encode())
-            ticker("count", done, max(total, done))
-    ticker("count", done, max(total, done), force=True)
+            progress.add(len(chunk.encode()))
+    progress.add(force=True)
     return counts
 
 

@@ -90,3 +90,25 @@ class TokenTable:
             return "[]"
         offsets = list(map(str, accumulate(map(self.lengths.__getitem__, ids), initial=0)))
         return f'[[{"], [".join(map(", ".join, zip(offsets, islice(offsets, 1, None))))}]]'
+
+
+class BytesVocab:
+    """What a ``vocab`` of ``{id: bytes}`` answers, for the byte-level ``Tokenizer`` and the
+    library engines alike: its size, its ``TokenTable`` (built on first use and kept with the
+    tokenizer, so with the process's cached tokenizer of a version) and a token's bytes."""
+
+    vocab: dict[int, bytes]
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    @cached_property
+    def token_table(self) -> TokenTable:
+        return TokenTable(self.vocab)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        try:
+            return self.vocab[token_id]
+        except KeyError:
+            raise ValueError(f"token id {token_id!r} is not in the vocab") from None

@@ -10,7 +10,7 @@ Hugging Face ``tokenizers``, on GPT-2's files).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import cached_property, reduce
+from functools import reduce
 from operator import iadd
 
 from .batch import encode_apart, encode_chunks
@@ -26,13 +26,13 @@ from .special_tokens import (
     special_regex,
     split_special,
 )
-from .token_table import TokenTable
+from .token_table import BytesVocab
 
 BATCH_MIN_CHARS = 1 << 20  # smaller batches are encoded in-process
 CACHE_SIZE = 1 << 18  # pre-tokens kept with their ids; the cache is emptied when full
 
 
-class Tokenizer:
+class Tokenizer(BytesVocab):
     """A byte-level BPE tokenizer.
 
     ``vocab: dict[int, bytes]`` holds every token, special tokens included (as their UTF-8
@@ -102,24 +102,6 @@ class Tokenizer:
                 if part not in ids:
                     raise ValueError(f"merge {rank} ({left!r}, {right!r}): token {part!r} is "
                                      f"not in the vocab")
-
-    # -- properties ---------------------------------------------------------------------------
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
-
-    @cached_property
-    def token_table(self) -> TokenTable:
-        """Each id's display text and byte length, built on first use and kept with this
-        tokenizer (so with the process's cached tokenizer of a version)."""
-        return TokenTable(self.vocab)
-
-    def token_bytes(self, token_id: int) -> bytes:
-        try:
-            return self.vocab[token_id]
-        except KeyError:
-            raise ValueError(f"token id {token_id!r} is not in the vocab") from None
 
     # -- encoding -----------------------------------------------------------------------------
 

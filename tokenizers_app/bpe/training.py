@@ -159,6 +159,19 @@ class Ticker:
             raise TrainingCancelled(f"training was stopped during {stage}")
 
 
+class CountProgress:
+    """The bytes of a source counted so far, told to ``ticker`` as the count stage's progress
+    (from 0, forced, when made)."""
+
+    def __init__(self, ticker: Ticker, total: int):
+        self.ticker, self.total, self.done = ticker, total, 0
+        ticker("count", 0, total, force=True)
+
+    def add(self, size: int = 0, force: bool = False) -> None:
+        self.done += size
+        self.ticker("count", self.done, max(self.total, self.done), force=force)
+
+
 def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str],
                     ticker: Ticker, workers: int | None = None) -> dict[bytes, int]:
     """Count the pre-tokens of a source as UTF-8 bytes; special tokens are cut out and dropped.
@@ -166,24 +179,17 @@ def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str
     Files of more than two ranges are counted in ``workers`` processes (default: all cores)."""
     counts: Counter[str] = Counter()
     byte_counts: dict[bytes, int] = {}  # from the files counted in parallel
-    total, done = source_size(source), 0
+    progress = CountProgress(ticker, source_size(source))
     workers = workers or default_workers()
-    ticker("count", 0, total, force=True)
     for path, blocks in iter_documents(source):
         if workers > 1 and is_large_file(path):
-            def on_range(size):
-                nonlocal done
-                done += size
-                ticker("count", done, max(total, done))
             byte_counts = summed(byte_counts, count_file_parallel(
-                path, pretokenizer.pattern, special_tokens, workers, on_range))
+                path, pretokenizer.pattern, special_tokens, workers, progress.add))
             continue
         for chunk in iter_chunks(blocks, special_tokens, pretokenizer.line_cuts):
-            tick = lambda: ticker("count", done, max(total, done))  # noqa: E731
-            add_counts(counts, count_chunk(chunk, pretokenizer, special_tokens, tick))
-            done += len(chunk.encode())
-            ticker("count", done, max(total, done))
-    ticker("count", done, max(total, done), force=True)
+            add_counts(counts, count_chunk(chunk, pretokenizer, special_tokens, progress.add))
+            progress.add(len(chunk.encode()))
+    progress.add(force=True)
     if not counts:
         return byte_counts
     word_counts = dict(zip(map(str.encode, counts), counts.values()))

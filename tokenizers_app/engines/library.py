@@ -1,33 +1,17 @@
 """What the engines of another library's tokenizer (``hf``, ``sentencepiece``) share: the vocab's
-lookups, tiktoken's ``encode`` over the engine's ``_encoded`` spans, and the encode endpoint's
+lookups (``BytesVocab``, as the byte-level tokenizer), tiktoken's ``encode`` over the engine's ``_encoded`` spans, and the encode endpoint's
 JSON. Each engine adds its library's encoding (``_encoded``: ``(id, start byte, end byte)`` per
 token) and decoding."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cached_property
 
-from ..bpe.token_table import TokenTable
+from ..bpe.token_table import BytesVocab
 
 
-class LibraryEngine:
-    vocab: dict[int, bytes]
+class LibraryEngine(BytesVocab):
     options: dict = {}  # what a character-level BPE keeps beside its pattern: nothing here
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
-
-    @cached_property
-    def token_table(self) -> TokenTable:
-        return TokenTable(self.vocab)
-
-    def token_bytes(self, token_id: int) -> bytes:
-        try:
-            return self.vocab[token_id]
-        except KeyError:
-            raise ValueError(f"token id {token_id!r} is not in the vocab") from None
 
     def encode(self, text: str, allowed_special=frozenset(), disallowed_special="all") -> list[int]:
         """tiktoken's meaning: allowed special-token text becomes its id, disallowed special-token
