@@ -1,7 +1,7 @@
 """What the engines of another library's tokenizer (``hf``, ``sentencepiece``) share: the vocab's
-lookups (``BytesVocab``, as the byte-level tokenizer), tiktoken's ``encode`` over the engine's ``_encoded`` spans, and the encode endpoint's
-JSON. Each engine adds its library's encoding (``_encoded``: ``(id, start byte, end byte)`` per
-token) and decoding."""
+lookups (``BytesVocab``, as the byte-level tokenizer has them), tiktoken's ``encode`` over the
+engine's ``_encoded`` spans, and the encode endpoint's JSON. Each engine adds its library's
+encoding (``_encoded``: ``(id, start byte, end byte)`` per token) and decoding."""
 
 from __future__ import annotations
 
