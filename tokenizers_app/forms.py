@@ -5,11 +5,13 @@ answers with the status of its class (``errors.RegistryError.status``)."""
 from django import forms
 
 from .bpe.formats import FORMATS
+from .bpe.formats.tiktoken import PUBLISHED
 from .bpe.parameters import MIN_FREQUENCY_BOUNDS, UNK
 from .errors import RegistryError
 from .models import Corpus
 
 PATTERNS = [("gpt2", "gpt2 (GPT-2's regex)"), ("gpt4", "gpt4 (cl100k's regex)"),
+            ("o200k", "o200k (o200k's regex)"),
             ("none", "none (no pre-tokenization: merges cross spaces)"),
             ("custom", "custom regex")]
 
@@ -128,12 +130,20 @@ class ImportForm(forms.Form):
     format = forms.ChoiceField(choices=IMPORT_FORMATS, required=False,
                                help_text="the files' format; most are recognised by their "
                                          "content")
-    pattern = forms.ChoiceField(choices=[("", "gpt2, unless you choose another"), *PATTERNS],
-                                required=False, label="Pattern (GPT-2 files only)",
-                                help_text="vocab.json + merges.txt hold no pattern: choose the "
-                                          "one the tokenizer was trained with")
+    pattern = forms.ChoiceField(
+        choices=[("", "from the files (gpt2 for GPT-2 files)"), *PATTERNS[:-1],
+                 *((name, f"tiktoken's {name} (its pattern and special tokens)")
+                   for name in PUBLISHED), PATTERNS[-1]],
+        required=False, label="Pattern (GPT-2 files and bare rank files only)",
+        help_text="vocab.json + merges.txt and a .tiktoken file without its sidecar hold no "
+                  "pattern: choose the one the tokenizer was trained with (a published tiktoken "
+                  "encoding's file is recognised without it)")
     custom_pattern = forms.CharField(required=False, label="Custom regex",
                                      help_text="its matches must cover the text")
+    special_tokens = forms.CharField(
+        required=False, label="Special tokens (bare rank files only)",
+        widget=forms.TextInput(attrs={"placeholder": '{"<|endoftext|>": 50256}'}),
+        help_text="a rank file holds no special tokens: a JSON object of each one's id")
 
     def pattern_value(self) -> str | None:
         """The pattern given (a name or a regex), or ``None`` to let the files say."""

@@ -249,3 +249,71 @@ def test_a_pathological_text_is_refused_at_once_or_answered(client, registry):
                           content_type="application/json")
     assert longest.status_code == 200
     assert "".join(longest.json()["tokens"]) == "a" * 200_000
+
+
+HOLES = "/api/tokenizers/holes/versions/1"
+
+
+def _import_holes(registry):
+    """A bare rank file with cl100k_base's special tokens: ids 100257.. after a few hundred
+    tokens, a hole of ~100k ids."""
+    from tests.bpe.published import rank_file
+    from tokenizers_app.services.versions import import_tokenizer
+
+    core = registry["small"].load_tokenizer()
+    version = import_tokenizer(files={"holes.tiktoken": rank_file(core)}, tokenizer_name="holes",
+                               pattern="cl100k_base")
+    assert max(version.load_tokenizer().vocab) == 100276 and version.vocab_size < 1000
+    return version
+
+
+@pytest.mark.parametrize("format", ["hf", "gpt2", "tiktoken", "minbpe", "native", "transformers"])
+def test_every_download_of_a_version_with_holes_in_its_ids_loads_in_its_library(
+        client, registry, tmp_path, format):
+    import tiktoken
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    ours = _import_holes(registry).load_tokenizer()
+    response = client.get(f"{HOLES}/download", {"format": format})
+    assert response.status_code == 200, response.getvalue()[:500]
+    data = response.getvalue()
+    if response["Content-Disposition"].endswith('.zip"'):
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        files = {name.split("/")[-1]: archive.read(name) for name in archive.namelist()}
+    else:
+        files = {response["Content-Disposition"].split('"')[1]: data}
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    if format == "hf":
+        peer = Tokenizer.from_str(files["tokenizer.json"].decode())
+        encode = lambda text: peer.encode(text, add_special_tokens=False).ids  # noqa: E731
+    elif format == "gpt2":
+        peer = Tokenizer(models.BPE.from_file(str(tmp_path / "vocab.json"),
+                                              str(tmp_path / "merges.txt")))
+        peer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        peer.decoder = decoders.ByteLevel()
+        encode = lambda text: peer.encode(text, add_special_tokens=False).ids  # noqa: E731
+        # GPT-2's files hold no pattern: the library splits with GPT-2's
+        ours = type(ours)(ours.vocab, ours.merges, ours.special_ids, "gpt2")
+    elif format == "tiktoken":
+        sidecar = json.loads(files["holes.json"])
+        peer = tiktoken.Encoding("holes", pat_str=sidecar["pat_str"],
+                                 mergeable_ranks=tiktoken.load.load_tiktoken_bpe(
+                                     str(tmp_path / "holes.tiktoken")),
+                                 special_tokens=sidecar["special_tokens"],
+                                 explicit_n_vocab=sidecar.get("explicit_n_vocab"))
+        encode = peer.encode_ordinary
+        assert peer.encode("<|endofprompt|>", allowed_special="all") == [100276]
+    elif format == "transformers":
+        os.environ.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+        from transformers import AutoTokenizer
+        peer = AutoTokenizer.from_pretrained(str(tmp_path))
+        encode = lambda text: peer.encode(text, add_special_tokens=False)  # noqa: E731
+    else:  # ours and minbpe's (which numbers ids its own way): the same tokens
+        loaded = loads_tokenizer(files)
+        for text in TEXTS.values():
+            assert [loaded.vocab[i] for i in loaded.encode_ordinary(text)] == \
+                [ours.vocab[i] for i in ours.encode_ordinary(text)]
+        return
+    for text in TEXTS.values():
+        assert encode(text) == ours.encode_ordinary(text)

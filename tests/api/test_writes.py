@@ -233,3 +233,32 @@ def stream_of(name: str, data: bytes) -> io.BytesIO:
     stream = io.BytesIO(data)
     stream.name = name
     return stream
+
+
+def test_a_bare_rank_file_is_imported_with_the_pattern_and_special_tokens_given(client,
+                                                                               registry):
+    from tests.bpe.published import rank_file
+    key = bearer(registry["member_key"])
+    core = registry["small"].load_tokenizer()
+    top = max(core.vocab) + 1
+
+    def imported(name, **fields):
+        stream = io.BytesIO(rank_file(core))
+        stream.name = "web.tiktoken"
+        return client.post(f"/api/tokenizers/{name}/import", {"files": [stream], **fields}, **key)
+
+    given = imported("given", pattern="o200k", special_tokens=f'{{"<|end|>": {top}}}')
+    assert given.status_code == 201 and given.json()["pattern"] == "o200k"
+    assert given.json()["special_tokens"] == ["<|end|>"]
+    assert given.json()["pattern_note"] == ("a bare rank file: given@1 splits text with o200k "
+                                            "and has 1 special token, as given")
+    assert TokenizerVersion.objects.get(tokenizer__name="given").load_tokenizer().encode(
+        "a<|end|>", allowed_special="all")[-1] == top
+    preset = imported("preset", pattern="cl100k_base")
+    assert preset.status_code == 201 and preset.json()["pattern"] == "gpt4"
+    assert preset.json()["special_tokens"][:2] == ["<|endoftext|>", "<|fim_prefix|>"]
+    bare = imported("bare")
+    assert bare.status_code == 400 and "is a bare rank file" in bare.json()["detail"]
+    bad = imported("bad", pattern="gpt4", special_tokens="{")
+    assert bad.status_code == 400 and "special tokens must be a JSON object" in \
+        bad.json()["detail"]

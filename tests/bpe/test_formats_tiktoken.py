@@ -4,6 +4,12 @@ import json
 import pytest
 import tiktoken
 
+from tests.bpe.published import (
+    gpt2_rank_file,
+    published_constants,
+    rank_file,
+    tiktoken_of,
+)
 from tests.bpe.format_samples import (
     CASE_IDS,
     CASES,
@@ -13,7 +19,7 @@ from tests.bpe.format_samples import (
 )
 from tokenizers_app.bpe import Tokenizer, load_tokenizer, save_tokenizer
 from tokenizers_app.bpe.formats import dumps_tokenizer
-from tokenizers_app.bpe.formats.tiktoken import loads, recover_merges
+from tokenizers_app.bpe.formats.tiktoken import PUBLISHED, loads, recognise, recover_merges
 
 
 def _peer(rank_file, sidecar_file) -> tiktoken.Encoding:
@@ -25,7 +31,7 @@ def _peer(rank_file, sidecar_file) -> tiktoken.Encoding:
     sidecar = json.loads(sidecar_file.read_text(encoding="utf-8"))
     return tiktoken.Encoding(name=sidecar["name"], pat_str=sidecar["pat_str"],
                              mergeable_ranks=ranks, special_tokens=sidecar["special_tokens"],
-                             explicit_n_vocab=sidecar["explicit_n_vocab"])
+                             explicit_n_vocab=sidecar.get("explicit_n_vocab"))
 
 
 @pytest.mark.parametrize(("pattern", "specials"), CASES, ids=CASE_IDS)
@@ -86,7 +92,7 @@ def _files(**changes) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize(("files", "message"), [
-    (_files(**{"tokenizer.json": None}), "needs its sidecar tokenizer.json"),
+    (_files(**{"tokenizer.json": None}), "is a bare rank file: it holds no pattern"),
     (_files(**{"tokenizer.json": b"{}"}), "no 'special_tokens' field"),
     (_files(**{"tokenizer.json": b'{"special_tokens": {"<s>": "0"}, "pat_str": "x"}'}),
      "must be an integer"),
@@ -99,3 +105,81 @@ def _files(**changes) -> dict[str, bytes]:
 def test_bad_files_raise_value_error_naming_the_problem(files, message):
     with pytest.raises(ValueError, match=message):
         loads(files)
+
+
+# -- bare rank files, as tiktoken publishes its encodings ------------------------------------
+
+@pytest.mark.parametrize("name", list(PUBLISHED))
+def test_the_published_encodings_are_tiktokens_own(name):
+    constants = published_constants(name)
+    assert PUBLISHED[name].sha256 == constants["expected_hash"]
+    assert PUBLISHED[name].special_tokens == constants["special_tokens"]
+
+
+def _texts_with(specials) -> list[str]:
+    return probe_texts(False) + [f"a{token}b {token}\n" for token in specials]
+
+
+def _same_ids(ours, peer, specials):
+    for text in _texts_with(specials):
+        assert ours.encode(text, allowed_special="all") == peer.encode(text,
+                                                                       allowed_special="all")
+        assert ours.encode_ordinary(text) == peer.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED))
+def test_a_bare_rank_file_named_as_a_published_encoding_gets_tiktokens_ids(name, tmp_path):
+    """r50k_base over GPT-2's vocabulary, the others over one
+    trained here with their pattern: the ids of tiktoken.Encoding built from tiktoken's constants
+    and the same file."""
+    data = gpt2_rank_file() if name == "r50k_base" else rank_file(
+        trained(PUBLISHED[name].pattern, False, 1000))
+    ours = loads({f"{name}.tiktoken": data}, pattern=name)
+    peer = tiktoken_of(name, data, tmp_path)
+    assert ours.special_ids == peer._special_tokens
+    _same_ids(ours, peer, ours.special_ids)
+
+
+def test_a_published_rank_file_is_recognised_by_its_sha256(tmp_path):
+    """GPT-2's vocabulary written as tiktoken writes a rank file is r50k_base.tiktoken, byte for
+    byte."""
+    data = gpt2_rank_file()
+    assert recognise(data) == "r50k_base"
+    ours = loads({"r50k_base.tiktoken": data})
+    assert ours.recognised_as == "r50k_base" and ours.pattern == "gpt2"
+    _same_ids(ours, tiktoken_of("r50k_base", data, tmp_path), ours.special_ids)
+    with pytest.raises(ValueError, match="is tiktoken's r50k_base .* give none with it"):
+        loads({"r50k_base.tiktoken": data}, pattern="gpt4")
+
+
+def test_an_empty_token_line_is_read_as_tiktoken_reads_it_and_keeps_its_id(tmp_path):
+    """A rank file ending ``= 50256`` (the empty token): tiktoken's loader takes it; its id stays
+    reserved, here for <|endoftext|>."""
+    data = gpt2_rank_file() + b"= 50256\n"
+    ours = loads({"gpt2.tiktoken": data}, pattern="r50k_base")
+    assert ours.special_ids == {"<|endoftext|>": 50256} and len(ours.vocab) == 50257
+    _same_ids(ours, tiktoken_of("r50k_base", data, tmp_path), ours.special_ids)
+    alone = loads({"gpt2.tiktoken": data}, pattern="gpt2", special_tokens={})
+    assert 50256 not in alone.vocab and max(alone.vocab) == 50255
+
+
+def test_a_bare_rank_file_takes_the_pattern_and_special_tokens_given(tmp_path):
+    data = rank_file(trained("gpt4", False))
+    specials = {"<|end|>": 700, "<|pad|>": 705}  # a hole at 701..704
+    ours = loads({"web.tiktoken": data}, pattern="gpt4", special_tokens=specials)
+    assert ours.pattern == "gpt4" and ours.special_ids == specials
+    assert ours.encode("hi<|pad|>", allowed_special="all")[-1] == 705
+    with pytest.raises(ValueError, match="has id 5, which is the rank of"):
+        loads({"web.tiktoken": data}, pattern="gpt4", special_tokens={"<|end|>": 5})
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_the_download_of_a_version_with_holes_loads_in_tiktoken(name, tmp_path):
+    """cl100k_base's special tokens over a 1000-token vocabulary leave a hole of ~100k ids;
+    the download leaves out explicit_n_vocab, which tiktoken would refuse."""
+    ours = loads({"x.tiktoken": rank_file(trained(PUBLISHED[name].pattern, False, 1000))},
+                 pattern=name)
+    rank_path, sidecar_path = save_tokenizer(ours, tmp_path / "x.tiktoken", "tiktoken")
+    assert "explicit_n_vocab" not in json.loads(sidecar_path.read_text())
+    _same_ids(ours, _peer(rank_path, sidecar_path), ours.special_ids)
+    assert same_tokenizer(load_tokenizer(rank_path), ours)

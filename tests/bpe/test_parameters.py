@@ -36,7 +36,7 @@ def test_a_named_pattern_given_by_its_regex_comes_back_as_its_name():
     ({"special_tokens": [""]}, "special_tokens", "non-empty strings"),
     ({"special_tokens": ["a\x00"]}, "special_tokens", "NUL"),
     ({"pattern": "(unclosed"}, "pattern", "does not compile"),
-    ({"pattern": ""}, "pattern", "'gpt2', 'gpt4', 'none' or a regex"),
+    ({"pattern": ""}, "pattern", "'gpt2', 'gpt4', 'o200k', 'none' or a regex"),
     ({"min_frequency": 0}, "min_frequency", "min frequency must be an integer >= 1, got 0"),
     ({"min_frequency": 1.5}, "min_frequency", "got 1.5"),
     ({"min_frequency": 2**31}, "min_frequency", "at most 2147483647 .*, got 2147483648"),

@@ -217,6 +217,25 @@ def test_import_tokenizer_adds_a_new_version_from_a_vocab_and_merges_folder(db, 
     assert version.load_tokenizer().merges == tokenizer.merges
 
 
+def test_import_tokenizer_takes_a_bare_rank_files_pattern_and_special_tokens(db, media_root,
+                                                                              tmp_path):
+    from tests.bpe.published import rank_file
+    tokenizer = train_bpe([sample_text(10_000)], 300, pattern="gpt4").tokenizer()
+    (tmp_path / "web.tiktoken").write_bytes(rank_file(tokenizer))
+
+    output = run_command("import_tokenizer", str(tmp_path / "web.tiktoken"), "--tokenizer",
+                         "bare", "--pattern", "gpt4", "--special-token", "<|end|>=300",
+                         "--special-token", "<|a=b|>=302")
+
+    version = TokenizerVersion.objects.get()
+    assert "splits text with gpt4 and has 2 special tokens, as given" in output
+    assert version.load_tokenizer().special_ids == {"<|end|>": 300, "<|a=b|>": 302}
+    assert version.load_tokenizer().merges == tokenizer.merges
+    with pytest.raises(CommandError, match="write TOKEN=ID"):
+        run_command("import_tokenizer", str(tmp_path / "web.tiktoken"), "--tokenizer", "b",
+                    "--special-token", "<|end|>")
+
+
 def test_import_tokenizer_reports_files_that_are_not_a_tokenizer(db, media_root, tmp_path):
     (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
     with pytest.raises(CommandError):

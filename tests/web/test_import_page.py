@@ -29,7 +29,7 @@ def test_gpt2_files_imported_in_the_browser_get_the_pattern_chosen_and_say_so(cl
     client.force_login(registry_data["member"])
     core = registry_data["small"].load_tokenizer()
     page = client.get("/tokenizers/import/")
-    assert page.status_code == 200 and b"Pattern, for GPT-2 files" in page.content
+    assert page.status_code == 200 and b"Pattern and special tokens, for GPT-2 files and bare rank files" in page.content
     chosen = client.post("/tokenizers/import/", {"tokenizer": "from-gpt2", "pattern": "gpt4",
                                                  "files": uploads(core, "gpt2")})
     version = TokenizerVersion.objects.get(tokenizer__name="from-gpt2")
@@ -134,3 +134,44 @@ def test_a_sentencepiece_model_may_be_named_as_its_format(client, registry_data)
                                                    "files": [SimpleUploadedFile("m.model", data)]})
     assert response.status_code == 302
     assert TokenizerVersion.objects.get(tokenizer__name="spm").algorithm == "sentencepiece"
+
+
+def test_a_bare_rank_file_imports_in_the_browser_with_the_pattern_and_special_tokens_given(
+        client, registry_data):
+    from tests.bpe.published import rank_file
+    client.force_login(registry_data["member"])
+    core = registry_data["small"].load_tokenizer()
+    data = rank_file(core)
+    page = client.get("/tokenizers/import/")
+    assert b"a published encoding's file alone" in page.content
+    bare = [SimpleUploadedFile("web.tiktoken", data)]
+    refused = client.post("/tokenizers/import/", {"tokenizer": "bare", "files": bare})
+    assert refused.status_code == 400 and b"is a bare rank file" in refused.content
+    bad = client.post("/tokenizers/import/", {"tokenizer": "bare", "pattern": "gpt4",
+                                              "special_tokens": "[1]",
+                                              "files": [SimpleUploadedFile("web.tiktoken", data)]})
+    assert bad.status_code == 400 and b"must be a JSON object of ids" in bad.content
+    top = max(core.vocab) + 1
+    imported = client.post("/tokenizers/import/", {
+        "tokenizer": "bare", "pattern": "gpt4", "special_tokens": f'{{"<|end|>": {top}}}',
+        "files": [SimpleUploadedFile("web.tiktoken", data)]}, follow=True)
+    version = TokenizerVersion.objects.get(tokenizer__name="bare")
+    assert version.pattern == "gpt4" and version.special_tokens == ["<|end|>"]
+    assert version.load_tokenizer().special_ids == {"<|end|>": top}
+    assert b"splits text with gpt4 and has 1 special token, as given" in imported.content
+
+
+def test_a_published_rank_file_is_recognised_and_its_page_says_so(client, registry_data):
+    """GPT-2's vocabulary as tiktoken writes it is r50k_base.tiktoken: no pattern nor special
+    tokens asked."""
+    from tests.bpe.published import gpt2_rank_file
+    client.force_login(registry_data["member"])
+    imported = client.post("/tokenizers/import/", {
+        "tokenizer": "r50k", "files": [SimpleUploadedFile("r50k_base.tiktoken",
+                                                          gpt2_rank_file())]}, follow=True)
+    version = TokenizerVersion.objects.get(tokenizer__name="r50k")
+    assert version.pattern == "gpt2" and version.special_tokens == ["<|endoftext|>"]
+    assert version.load_tokenizer().special_ids == {"<|endoftext|>": 50256}
+    assert b"recognised as tiktoken&#x27;s r50k_base by its sha256" in imported.content
+    page = client.get("/tokenizers/r50k/1/")
+    assert b"recognised as tiktoken&#x27;s r50k_base" in page.content

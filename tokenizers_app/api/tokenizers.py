@@ -15,7 +15,8 @@ from ..models import Corpus, Tokenizer, TokenizerVersion
 from ..services.downloads import render_download
 from ..services.evaluations import request_evaluation
 from ..services.staff import deprecate_version, move_alias, publish_version
-from ..services.versions import import_tokenizer, pattern_note
+from ..services.import_notes import pattern_note, special_tokens_from_json
+from ..services.versions import import_tokenizer
 from ..shapes import (
     AliasOut,
     EvaluationOut,
@@ -131,12 +132,16 @@ def check_text(text: str) -> None:
 
 @router.post("/{name}/import", response={201: VersionImportOut, **ERRORS}, auth=WRITE)
 def import_files(request, name: str, files: list[UploadedFile] = File(...),
-                 format: Form[Format | None] = None, pattern: Form[str | None] = None):
+                 format: Form[Format | None] = None, pattern: Form[str | None] = None,
+                 special_tokens: Form[str | None] = None):
     """A new version from tokenizer files in any format the core reads (the format is detected
     when not given); the same content as an existing version gives that version. GPT-2 files
     hold no pattern: ``pattern`` names it (``gpt2`` assumed), and ``pattern_note`` says which.
-    A form field other than these three is a 422."""
-    unknown = unknown_form_fields(request, {"files", "format", "pattern"})
+    A bare tiktoken rank file takes ``pattern`` (a name, a regex, or a published encoding such
+    as ``cl100k_base``) and ``special_tokens`` (a JSON object, ``{"<|endoftext|>": 50256}``),
+    unless it is a published encoding's file (recognised by its sha256).
+    A form field other than these four is a 422."""
+    unknown = unknown_form_fields(request, {"files", "format", "pattern", "special_tokens"})
     if unknown:
         return Status(422, {"detail": unknown})
     if sum(upload.size for upload in files) > settings.TOKENIZER_IMPORT_MAX_BYTES:
@@ -145,6 +150,7 @@ def import_files(request, name: str, files: list[UploadedFile] = File(...),
     contents = {upload.name: upload.read() for upload in files}
     version = import_tokenizer(files=contents, tokenizer_name=name, format=format,
                                pattern=pattern, created_by=request.user,
+                               special_tokens=special_tokens_from_json(special_tokens),
                                source_detail=f"imported over HTTP from "
                                              f"{', '.join(u.name for u in files)}")
     note = pattern_note(version=version, files=contents, format=format, pattern=pattern)

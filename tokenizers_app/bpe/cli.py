@@ -58,7 +58,7 @@ def _add_train(commands) -> None:
     parser.add_argument("--algorithm", choices=("byte_bpe", "char_bpe"), default="byte_bpe",
                         help="byte-level BPE (default) or character-level BPE with </w>")
     parser.add_argument("--pattern", metavar="P",
-                        help="byte_bpe: gpt2, gpt4, none or a regex (default: gpt2)")
+                        help="byte_bpe: gpt2, gpt4, o200k, none or a regex (default: gpt2)")
     parser.add_argument("--split", choices=tuple(SPLITS), default="whitespace",
                         help="char_bpe: how text is cut into words (default: whitespace)")
     parser.add_argument("--lowercase", action="store_true", help="char_bpe: lowercase words")

@@ -26,7 +26,19 @@ GPT4_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
     r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
 )
-NAMED_PATTERNS: dict[str, str | None] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "none": None}
+O200K_PATTERN = "|".join([  # o200k_base's regex (tiktoken's encoding of that name)
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])
+NAMED_PATTERNS: dict[str, str | None] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN,
+                                         "o200k": O200K_PATTERN, "none": None}
 
 # The named patterns again, for the standard library's `re`, with \p{L}, \p{N} and \s written
 # out as classes of the characters `regex` puts in them, restricted to the Basic Multilingual
@@ -54,14 +66,15 @@ _LAST_LINE_CUT = regex.compile("(?r)" + LINE_CUT)
 
 
 def pattern_regex(pattern: str) -> str | None:
-    """The regex source for a pattern name (``gpt2``, ``gpt4``, ``none``) or a custom regex.
+    """The regex source for a pattern name (``gpt2``, ``gpt4``, ``o200k``, ``none``) or a custom
+    regex.
 
     ``pattern_regex("none") -> None``; ``pattern_regex(r"\\w+|\\W+") -> r"\\w+|\\W+"``.
     """
     if pattern in NAMED_PATTERNS:
         return NAMED_PATTERNS[pattern]
     if not isinstance(pattern, str) or not pattern:
-        raise Invalid(f"pattern must be 'gpt2', 'gpt4', 'none' or a regex, got {pattern!r}",
+        raise Invalid(f"pattern must be 'gpt2', 'gpt4', 'o200k', 'none' or a regex, got {pattern!r}",
                       field="pattern")
     if "\x00" in pattern:
         raise Invalid(f"pattern {pattern!r} holds a NUL character; write it as \\x00",

@@ -3,15 +3,21 @@ import tokenizer files."""
 
 from __future__ import annotations
 
+
 from django.db import transaction
 from django.db.models import Max
 
 from ..bpe import CharBPETokenizer
 from ..bpe import Tokenizer as CoreTokenizer
 from ..bpe.canonical import content_digest
-from ..bpe.formats import FORMATS, PATTERNLESS_FORMATS, detect_format, loads_tokenizer
+from ..bpe.formats import (
+    FORMATS,
+    GIVEN_PATTERN,
+    PATTERNLESS_FORMATS,
+    detect_format,
+    loads_tokenizer,
+)
 from ..bpe.pattern_check import check_pattern
-from ..bpe.pretokenize import pattern_name
 from ..engines import ENGINE_KINDS, engine_digest, read_engine_files
 from ..engines.demo import train_wordpiece
 from ..errors import Invalid
@@ -68,8 +74,8 @@ IMPORT_FORMATS = (*FORMATS, *ENGINE_FORMATS)
 
 
 def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: str | None = None,
-                     pattern: str | None = None, source_detail: str = "",
-                     created_by=OPERATOR) -> TokenizerVersion:
+                     pattern: str | None = None, special_tokens: dict[str, int] | None = None,
+                     source_detail: str = "", created_by=OPERATOR) -> TokenizerVersion:
     """A version from tokenizer files (the format is detected when not given): byte-level and
     character-level BPE in any format the core reads; any other ``tokenizer.json`` that Hugging
     Face ``tokenizers`` loads (or a ``transformers`` folder holding one), kind ``hf``; a
@@ -78,13 +84,15 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
     staff may import into an existing tokenizer (``permissions``). A custom pattern is tried on
     adversarial inputs first (``check_pattern``): one that backtracks without end is refused.
     ``pattern`` is for GPT-2 files, which hold none (``pattern_note`` says which one the
-    version got). Files that nothing reads are ``Invalid``, and leave no row."""
+    version got), and for a bare tiktoken rank file, with its ``special_tokens`` (a published
+    encoding's file is recognised by its sha256 and needs neither; the version's source says so).
+    Files that nothing reads are ``Invalid``, and leave no row."""
     check_name("tokenizer", tokenizer_name)
     check_may_add_to(name=tokenizer_name, user=created_by)
     if format is not None and format not in IMPORT_FORMATS:
         raise Invalid(f"unknown format {format!r}; choose one of {', '.join(IMPORT_FORMATS)}",
                       field="format")
-    core = read_tokenizer(files, format, pattern)
+    core = read_tokenizer(files, format, pattern, special_tokens)
     if core.algorithm == Algorithm.BYTE_BPE:
         check_pattern(core.pattern)
     elif core.algorithm != Algorithm.CHAR_BPE and core.algorithm not in ENGINE_KINDS:
@@ -92,6 +100,8 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
                       f"and SentencePiece tokenizers; these files hold a {core.algorithm} "
                       f"tokenizer", field="files")
     detail = source_detail or f"imported from {', '.join(sorted(files))}"
+    if getattr(core, "recognised_as", None):
+        detail = f"{detail}; recognised as tiktoken's {core.recognised_as}"
     with transaction.atomic():
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
         return add_version(tokenizer=tokenizer, core=core, source=TokenizerVersion.Source.IMPORT,
@@ -109,7 +119,8 @@ def import_trained_wordpiece(*, lines: list[str], tokenizer_name: str,
                                           f"WordPiece trainer on {corpus_name}")
 
 
-def read_tokenizer(files: dict[str, bytes], format: str | None, pattern: str | None):
+def read_tokenizer(files: dict[str, bytes], format: str | None, pattern: str | None,
+                   special_tokens: dict[str, int] | None = None):
     """The core's tokenizer of the files, else the engine that reads them (``hf``,
     ``sentencepiece``); ``Invalid`` saying why neither can."""
     refused = None
@@ -119,12 +130,15 @@ def read_tokenizer(files: dict[str, bytes], format: str | None, pattern: str | N
         except ValueError as exc:
             detected, refused = None, exc
         if pattern is not None and detected not in PATTERNLESS_FORMATS:
-            raise Invalid("these files name their own pattern; a pattern is given only for "
-                          "GPT-2 files (vocab.json + merges.txt), which hold none",
-                          field="pattern")
+            raise Invalid(f"these files name their own pattern; a pattern is given only for "
+                          f"{GIVEN_PATTERN}", field="pattern")
+        if special_tokens is not None and detected != "tiktoken":
+            raise Invalid("these files name their own special tokens; special tokens are given "
+                          "only for bare tiktoken rank files", field="special_tokens")
         if detected is not None:
             try:
-                return loads_tokenizer(files, detected, pattern=pattern)
+                return loads_tokenizer(files, detected, pattern=pattern,
+                                       special_tokens=special_tokens)
             except ValueError as exc:
                 refused = exc
     try:
@@ -136,27 +150,3 @@ def read_tokenizer(files: dict[str, bytes], format: str | None, pattern: str | N
         raise Invalid(f"{refused}; nor is any of them a tokenizer.json that Hugging Face "
                       f"tokenizers loads or a SentencePiece model", field="files")
     return engine
-
-
-def pattern_note(*, version: TokenizerVersion, files: dict[str, bytes], format: str | None = None,
-                 pattern: str | None = None) -> str | None:
-    """What an import says of the pattern when its files hold none (GPT-2's): the one the version
-    splits text with, as given or as assumed; ``None`` for files that name their own."""
-    if format in ENGINE_FORMATS or _detected(files, format) not in PATTERNLESS_FORMATS:
-        return None
-    if version.algorithm == Algorithm.CHAR_BPE:
-        return (f"vocab.json + merges.txt hold no split and no lowercasing: {version.label} "
-                f"splits words at whitespace and keeps their case")
-    used = (f"GPT-2 files hold no pattern: {version.label} splits text with "
-            f"{pattern_name(version.pattern)}")
-    if pattern is not None:
-        return f"{used}, as given"
-    return (f"{used}, assumed; import them again with the pattern it was trained with (gpt4, "
-            f"or its regex) if that was another")
-
-
-def _detected(files: dict[str, bytes], format: str | None) -> str | None:
-    try:
-        return format or detect_format(files)
-    except ValueError:  # files only an engine reads
-        return None

@@ -9,7 +9,8 @@ from django.shortcuts import redirect, render
 from ..errors import RegistryError
 from ..forms import ImportForm, add_service_error
 from ..models import TokenizerVersion
-from ..services.versions import import_tokenizer, pattern_note
+from ..services.import_notes import pattern_note, special_tokens_from_json
+from ..services.versions import import_tokenizer
 
 
 @login_required
@@ -50,6 +51,8 @@ def _import(request, form, files):
         before = _versions_of(data["tokenizer"])
         version = import_tokenizer(files=contents, tokenizer_name=data["tokenizer"],
                                    format=format, pattern=pattern, created_by=request.user,
+                                   special_tokens=special_tokens_from_json(
+                                       data["special_tokens"]),
                                    source_detail=f"imported in the browser from {names}")
     except (RegistryError, ValueError) as exc:
         return None, add_service_error(form, exc)
@@ -60,8 +63,9 @@ def _import(request, form, files):
         messages.success(request, f"{version.label} imported from {names}: {version.vocab_size} "
                                   f"tokens, {version.merge_count} merges")
     note = pattern_note(version=version, files=contents, format=format, pattern=pattern)
-    if note:  # GPT-2 files: an assumed pattern is a warning, a chosen one is said back
-        (messages.info if pattern else messages.warning)(request, note)
+    if note:  # GPT-2 files: an assumed pattern is a warning, a chosen or known one is said back
+        (messages.info if pattern or note.startswith("recognised") else messages.warning)(
+            request, note)
     return version, 201
 
 

@@ -131,7 +131,7 @@ def test_a_format_that_cannot_hold_char_bpe_names_those_that_can(corpus, format)
 
 def test_char_level_gpt2_files_take_no_pattern_and_their_note_says_what_they_hold(corpus):
     from tokenizers_app.services.downloads import render_tokenizer_files
-    from tokenizers_app.services.versions import pattern_note
+    from tokenizers_app.services.import_notes import pattern_note
 
     version = train(corpus, "c", vocab_size=200, algorithm="char_bpe").versions.get()
     files = render_tokenizer_files(version=version, format="gpt2")

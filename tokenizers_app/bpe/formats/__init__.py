@@ -61,25 +61,30 @@ def dumps_tokenizer(tokenizer, format: str = "native", name: str = "tokenizer") 
     return module.dumps(tokenizer, name)
 
 
-PATTERNLESS_FORMATS = ("gpt2",)  # their files hold no pattern: the reader is told it or assumes
+PATTERNLESS_FORMATS = ("gpt2", "tiktoken")  # files that may hold no pattern: the reader is told
+GIVEN_PATTERN = ("GPT-2 files (vocab.json + merges.txt) and bare tiktoken rank files, which hold "
+                 "none")
 
 
 def loads_tokenizer(files: dict[str, bytes], format: str | None = None,
-                    pattern: str | None = None):
+                    pattern: str | None = None, special_tokens: dict[str, int] | None = None):
     """A tokenizer from file contents ``{file name: bytes}``; the format is detected when not
-    given. ``pattern`` is for files that hold none (GPT-2's; ``gpt2`` assumed when not given);
-    other files name their own, so a pattern given for them is a ``ValueError``, as is a file
-    that is not a tokenizer."""
+    given. ``pattern`` is for files that hold none (GPT-2's, ``gpt2`` assumed when not given; a
+    bare tiktoken rank file's, with its ``special_tokens``); other files name their own, so a
+    pattern given for them is a ``ValueError``, as is a file that is not a tokenizer."""
     if not files:
         raise ValueError("no tokenizer files given")
     format = check_format(format) if format else detect_format(files)
     if pattern is not None and format not in PATTERNLESS_FORMATS:
         raise ValueError(f"{format} files name their own pattern; a pattern is given only for "
-                         f"GPT-2 files (vocab.json + merges.txt), which hold none")
+                         f"{GIVEN_PATTERN}")
+    if special_tokens is not None and format != "tiktoken":
+        raise ValueError(f"{format} files name their own special tokens; special tokens are "
+                         f"given only for bare tiktoken rank files")
     if format == "gpt2":
         return gpt2.loads(files, pattern)
     if format == "tiktoken":
-        return tiktoken.loads(files)
+        return tiktoken.loads(files, pattern, special_tokens)
     if format == "transformers":
         return transformers.loads(files)
     if format == "subword-nmt":
@@ -210,5 +215,5 @@ def read_tokenizer_files(path, max_bytes: int | None = None) -> dict[str, bytes]
     return files
 
 
-__all__ = ["BYTE_FORMATS", "CHAR_FORMATS", "FORMATS", "KIND_FORMATS", "PATTERNLESS_FORMATS", "detect_format", "dumps_tokenizer", "load_tokenizer", "loads_tokenizer",
+__all__ = ["BYTE_FORMATS", "GIVEN_PATTERN", "CHAR_FORMATS", "FORMATS", "KIND_FORMATS", "PATTERNLESS_FORMATS", "detect_format", "dumps_tokenizer", "load_tokenizer", "loads_tokenizer",
            "read_tokenizer_files", "save_tokenizer", "write_tokenizer_files"]
