@@ -91,3 +91,28 @@ def test_the_command_imports_a_sentencepiece_model_and_a_tokenizer_json(registry
     with pytest.raises(CommandError, match="SentencePiece"):
         call_command("import_tokenizer", str(tmp_path / "llama"), "--tokenizer", "x",
                      "--format", "sentencepiece", stdout=out)
+
+
+def test_a_real_tekken_file_imports_encodes_as_mistral_common_and_downloads_as_tekken(
+        client, registry, tmp_path):
+    from tests.bpe.mistral import mistral_tokenizer, tekken_files
+
+    path = tekken_files()[0]
+    theirs = mistral_tokenizer(path)
+    response = upload(client, registry["member_key"], "mistral", {"tekken.json":
+                                                                  path.read_bytes()})
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["algorithm"] == "byte_bpe" and body["vocab_size"] == theirs.n_words
+    assert body["special_tokens"][:3] == ["<unk>", "<s>", "</s>"]
+    for text in TEXTS.values():
+        encoded = client.post("/api/tokenizers/mistral/versions/1/encode", {"text": text},
+                              content_type="application/json",
+                              **bearer(registry["member_key"])).json()
+        assert encoded["ids"] == theirs.encode(text, bos=False, eos=False)
+    download = client.get("/api/tokenizers/mistral/versions/1/download", {"format": "tekken"})
+    assert download.status_code == 200
+    (tmp_path / "tekken.json").write_bytes(download.getvalue())
+    again = mistral_tokenizer(tmp_path / "tekken.json")
+    assert again.encode(TEXT, bos=False, eos=False) == theirs.encode(TEXT, bos=False, eos=False)
+    assert again.id_to_piece(999) == theirs.id_to_piece(999) == "<SPECIAL_999>"

@@ -10,7 +10,7 @@ from tokenizers_app.bpe.formats import detect_format, dumps_tokenizer, loads_tok
 EXPECTED_FILES = {"native": ["tokenizer.json"], "hf": ["tokenizer.json"],
                   "gpt2": ["vocab.json", "merges.txt"],
                   "tiktoken": ["tokenizer.tiktoken", "tokenizer.json"],
-                  "minbpe": ["tokenizer.model"],
+                  "minbpe": ["tokenizer.model"], "tekken": ["tekken.json"],
                   "transformers": ["tokenizer.json", "tokenizer_config.json",
                                    "special_tokens_map.json"]}
 
@@ -20,7 +20,7 @@ def test_the_format_is_detected_from_the_file_contents(format):
     files = dumps_tokenizer(trained("gpt2", True), format)
     assert list(files) == EXPECTED_FILES[format]
     assert detect_format(files) == format
-    renamed = {f"upload-{i}" if format in ("native", "hf", "minbpe") else name: data
+    renamed = {f"upload-{i}" if format in ("native", "hf", "minbpe", "tekken") else name: data
                for i, (name, data) in enumerate(files.items())}
     assert detect_format(renamed) == format
 

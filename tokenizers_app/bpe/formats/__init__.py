@@ -10,6 +10,7 @@ them for paths. Formats:
 - ``tiktoken``: ``<name>.tiktoken`` rank file plus ``<name>.json`` sidecar (``tiktoken.py``).
 - ``minbpe``: minbpe's ``<name>.model`` (``minbpe.py``; renumbers ids, see there).
 - ``transformers``: a folder that ``AutoTokenizer.from_pretrained`` loads (``transformers.py``).
+- ``tekken``: Mistral's ``tekken.json`` (``tekken.py``), byte-level BPE with special slots.
 - ``subword-nmt``: ``codes.txt`` (``subword-nmt apply-bpe -c``) and ``vocab.json``, for
   character-level BPE (``subword_nmt.py``).
 
@@ -25,14 +26,14 @@ import os
 from pathlib import Path
 
 from ..atomic_files import write_files as _write
-from . import gpt2, hf_json, minbpe, native, subword_nmt, tiktoken, transformers
+from . import gpt2, hf_json, minbpe, native, subword_nmt, tekken, tiktoken, transformers
 from .common import parse_json
 
-FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe", "transformers", "subword-nmt")
-BYTE_FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe", "transformers")
+FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe", "transformers", "tekken", "subword-nmt")
+BYTE_FORMATS = ("native", "hf", "gpt2", "tiktoken", "minbpe", "transformers", "tekken")
 CHAR_FORMATS = ("native", "hf", "gpt2", "subword-nmt")
 KIND_FORMATS = {"byte_bpe": BYTE_FORMATS, "char_bpe": CHAR_FORMATS}
-_SINGLE_FILE = {"native": native, "hf": hf_json, "minbpe": minbpe}
+_SINGLE_FILE = {"native": native, "hf": hf_json, "minbpe": minbpe, "tekken": tekken}
 _SUFFIXES = (".json", ".txt", ".tiktoken", ".model")
 FOLDER_FORMATS = ("gpt2", "transformers", "subword-nmt")  # written as a folder of files
 KIND_NAMES = {"byte_bpe": "byte-level BPE", "char_bpe": "character-level BPE"}
@@ -104,7 +105,7 @@ def detect_format(files: dict[str, bytes]) -> str:
     if subword_nmt.codes_name(files) is not None:
         return "subword-nmt"
     kinds = {_detect_file(name, data) for name, data in files.items()}
-    for format in ("native", "hf", "tiktoken", "minbpe"):
+    for format in ("native", "hf", "tekken", "tiktoken", "minbpe"):
         if format in kinds:
             return format
     raise ValueError(f"cannot tell the tokenizer format of {', '.join(sorted(files))}: expected "
@@ -123,6 +124,8 @@ def _detect_file(name: str, data: bytes) -> str | None:
         doc = parse_json(data, name)
     except ValueError:
         return None
+    if tekken.is_tekken(doc):
+        return "tekken"
     return "native" if native.is_native(doc) else "hf" if hf_json.is_hf(doc) else None
 
 
