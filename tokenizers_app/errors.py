@@ -30,6 +30,13 @@ class Invalid(RegistryError, ValueError):
     """Bad input (400): a value out of bounds, a name of the wrong form, unreadable files."""
 
 
+class Unencodable(RegistryError, ValueError):
+    """A text this tokenizer cannot spell (422: the request is well formed): a character no
+    piece holds, in a tokenizer without an unknown token (a Unigram without ``unk_id``)."""
+
+    status = 422
+
+
 class Forbidden(RegistryError):
     """The caller may not do this (403): staff only, or not the owner."""
 

@@ -116,3 +116,20 @@ def test_a_real_tekken_file_imports_encodes_as_mistral_common_and_downloads_as_t
     again = mistral_tokenizer(tmp_path / "tekken.json")
     assert again.encode(TEXT, bos=False, eos=False) == theirs.encode(TEXT, bos=False, eos=False)
     assert again.id_to_piece(999) == theirs.id_to_piece(999) == "<SPECIAL_999>"
+
+
+def test_a_unigram_without_an_unknown_token_answers_422_naming_the_character(client, registry):
+    from tests.engines.trained import unigram_without_unk_json
+    assert upload(client, registry["member_key"], "no-unk",
+                  {"tokenizer.json": unigram_without_unk_json()}).status_code == 201
+    url = "/api/tokenizers/no-unk/versions/1/encode"
+    fine = client.post(url, {"text": "the text"}, content_type="application/json",
+                       **bearer(registry["member_key"]))
+    assert fine.status_code == 200
+    refused = client.post(url, {"text": "the price: 5€"}, content_type="application/json",
+                          **bearer(registry["member_key"]))
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == (
+        "this Unigram cannot encode 1 character of the text, first '€' (U+20AC) at character "
+        "12: '€' (U+20AC). No piece of its vocabulary spells it and it has no unknown token to "
+        "stand in")

@@ -119,3 +119,11 @@ def sentencepiece_model(model_type: str = "bpe", vocab_size: int = 600) -> bytes
         normalization_rule_name="nmt_nfkc" if model_type == "unigram" else "identity",
         num_threads=1, minloglevel=2)
     return model.getvalue()
+
+
+def unigram_without_unk_json() -> bytes:
+    """The Unigram above with no unknown token (``unk_id`` null), as some files have it: the
+    library refuses a character no piece spells."""
+    doc = json.loads(unigram_json())
+    doc["model"]["unk_id"] = None
+    return json.dumps(doc).encode()

@@ -95,3 +95,14 @@ def test_the_admin_the_api_and_the_commands_read_an_engine_version(client, mixed
     shown = io.StringIO()
     call_command("show", "bert-wordpiece@1", stdout=shown)
     assert "bert-wordpiece@1" in shown.getvalue()
+
+
+def test_the_playground_says_which_character_a_unigram_without_unknown_cannot_spell(
+        client, registry_data):
+    from tests.engines.trained import unigram_without_unk_json
+    import_tokenizer(files={"tokenizer.json": unigram_without_unk_json()},
+                     tokenizer_name="no-unk")
+    response = client.post("/playground/", {"versions": "no-unk@1", "text": "the price: 5€"})
+    assert response.status_code == 422
+    assert "cannot encode 1 character of the text, first &#x27;€&#x27; (U+20AC) at character " \
+           "12" in response.content.decode()

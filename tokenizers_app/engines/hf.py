@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
+from ..errors import Unencodable
 from .library import LibraryEngine
 from .spans import char_to_byte_offsets, tidy_spans, with_ids
 
@@ -74,24 +75,56 @@ class HFEngine(LibraryEngine):
             yield token_id, token, kind, None
 
     def encode_ordinary(self, text: str) -> list[int]:
-        return self._ordinary.encode(text, add_special_tokens=False).ids
+        return self._encode(self._ordinary, text).ids
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
-        return [e.ids for e in self._ordinary.encode_batch(texts, add_special_tokens=False)]
+        try:
+            return [e.ids for e in self._ordinary.encode_batch(texts, add_special_tokens=False)]
+        except Exception as exc:  # the library's own error: a text it cannot spell
+            raise self._unencodable("".join(texts), exc) from None
+
+    def _encode(self, library, text: str):
+        """``library.encode(text)``; ``Unencodable`` naming the characters it cannot spell
+        when the library refuses (a Unigram without an unknown token)."""
+        try:
+            return library.encode(text, add_special_tokens=False)
+        except Exception as exc:  # the library's own error type
+            raise self._unencodable(text, exc) from None
+
+    def _unencodable(self, text: str, exc: Exception) -> Exception:
+        """The characters of ``text`` that this tokenizer cannot encode alone, in words (the
+        first with its place); the library's error when every character encodes alone."""
+        bad, first = [], None
+        for char in dict.fromkeys(text):
+            try:
+                self._ordinary.encode(char, add_special_tokens=False)
+            except Exception:
+                bad.append(char)
+                first = text.index(char) if first is None else first
+        if not bad:
+            return ValueError(f"Hugging Face tokenizers cannot encode this text: {exc}")
+        named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in bad[:10])
+        more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+        return Unencodable(
+            f"this {self.model_type or 'tokenizer'} cannot encode {len(bad)} character"
+            f"{'s' if len(bad) != 1 else ''} of the text, first {bad[0]!r} (U+{ord(bad[0]):04X}) "
+            f"at character {first}: {named}{more}. No piece of its vocabulary spells "
+            f"{'them' if len(bad) != 1 else 'it'} and it has no unknown token to stand in",
+            field="text")
 
     def _encoded(self, text: str, allowed_special, disallowed_special):
         allowed = check_allowed_special(self.special_tokens, allowed_special, disallowed_special,
                                         text)
         if not allowed or set(allowed) == set(self.special_tokens):
             library = self._special if allowed else self._ordinary
-            return self._spans_of(text, library.encode(text, add_special_tokens=False), 0)
+            return self._spans_of(text, self._encode(library, text), 0)
         found, offset = [], 0
         for segment, is_special in split_special(text, special_regex(allowed)):
             size = len(segment.encode())
             if is_special:
                 found.append((self.special_ids[segment], offset, offset + size))
             else:
-                encoding = self._ordinary.encode(segment, add_special_tokens=False)
+                encoding = self._encode(self._ordinary, segment)
                 found += self._spans_of(segment, encoding, offset)
             offset += size
         return found

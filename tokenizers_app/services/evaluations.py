@@ -14,7 +14,7 @@ from .. import tasks
 from ..bpe.corpus import read_lines
 from ..bpe.inspection import frequent_word_tokens
 from ..engines import evaluate
-from ..errors import Invalid, StoreUnavailable
+from ..errors import Invalid, StoreUnavailable, Unencodable
 from ..models import Corpus, Evaluation, TokenizerVersion
 from ..storage import get_store
 from .queue import send_on_commit
@@ -100,7 +100,8 @@ def _compute(evaluation: Evaluation) -> Evaluation:
         metrics = evaluate(tokenizer, read_lines(store.open(name), most))
         words = frequent_word_tokens(tokenizer, read_lines(store.open(name), most),
                                      top=WORDS_KEPT)
-    except StoreUnavailable as exc:  # in words already; evaluate again once the store answers
+    except (StoreUnavailable, Unencodable) as exc:  # in words already (the store: evaluate
+        # again once it answers; a tokenizer that cannot spell the corpus: for good)
         log.warning("evaluation %s failed: %s", evaluation.pk, exc)
         evaluation.record(error=str(exc))
     except OSError as exc:  # the corpus file is gone or unreadable: say so, no traceback

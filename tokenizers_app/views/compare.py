@@ -14,7 +14,7 @@ from ..bpe.metric_text import metric_shown
 from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import mark_differences, token_groups
 from ..engines import kind_notes
-from ..errors import REFUSALS
+from ..errors import REFUSALS, Unencodable
 from ..models import Corpus, TokenizerVersion
 from ..services.comparisons import compare_versions, evaluation_corpus
 from .access import readable
@@ -127,9 +127,9 @@ def playground(request):
         text = text[:PLAYGROUND_MAX_CHARS]
     try:
         rows = [(v.label, _encoded(v.cached_tokenizer(), text)) for v in versions]
-    except PatternTooSlow as slow:  # the request's budget for splitting text ran out
-        errors.append(str(slow))
-        rows, status = [], PatternTooSlow.status
+    except (PatternTooSlow, Unencodable) as refused:  # the budget for splitting text ran out,
+        errors.append(str(refused))  # or a version cannot spell a character of the text
+        rows, status = [], refused.status
     else:
         status = 200
     if len(rows) > 1:  # mark where the versions cut the text differently

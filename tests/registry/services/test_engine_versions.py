@@ -139,3 +139,17 @@ def test_wordpiece_files_given_as_a_transformers_folder_import_as_hf():
              "tokenizer_config.json": b'{"tokenizer_class": "BertTokenizerFast"}'}
     version = import_tokenizer(files=files, tokenizer_name="bert", format="transformers")
     assert version.algorithm == "hf" and "WordPiece" in version.pattern
+
+
+def test_a_unigram_without_an_unknown_token_fails_its_evaluation_in_words():
+    from tests.engines.trained import unigram_without_unk_json
+    version = import_tokenizer(files={"tokenizer.json": unigram_without_unk_json()},
+                               tokenizer_name="no-unk")
+    held_out = import_text(TEXT + "price: 5€ or ₿\n", "held-out", is_evaluation=True)
+    evaluation = evaluate_version(version=version, corpus=held_out)
+    assert evaluation.status == evaluation.Status.FAILED
+    assert evaluation.error.startswith("this Unigram cannot encode 4 characters of the text, "
+                                       "first '\\n' (U+000A) at character ")  # line ends too
+    assert "'€' (U+20AC), '₿' (U+20BF)" in evaluation.error
+    assert "no unknown token" in evaluation.error
+    assert "Exception" not in evaluation.error
