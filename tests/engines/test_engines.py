@@ -201,3 +201,23 @@ def test_special_token_text_in_a_corpus_is_encoded_as_the_library_encodes_plain_
     text = "strike <s>this</s> out, [CLS] and <unk> stay text\n"
     assert engine.encode_ordinary(text) == peer.encode(text, add_special_tokens=False).ids
     assert evaluate(engine, [text])["tokens"] == len(engine.encode_ordinary(text))
+
+
+def test_sentencepiece_bpe_merges_read_from_its_pieces_encode_as_the_library():
+    """The merges read from a SentencePiece BPE model's pieces and scores, run by Hugging Face's
+    BPE (with byte fallback, as a Llama tokenizer.json is) give the library's ids on running
+    text; SentencePiece's own split of whitespace runs is not a merge, so those are left out."""
+    from tokenizers import Tokenizer, models, normalizers
+
+    spm = read_engine_files({"spm.model": sentencepiece_model("bpe")})
+    assert len(spm.merges) > 100
+    peer = Tokenizer(models.BPE(vocab={t.decode(): i for i, t in spm.vocab.items()},
+                                merges=[(a.decode(), b.decode()) for a, b in spm.merges],
+                                unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    peer.normalizer = normalizers.Sequence([normalizers.Prepend("▁"),
+                                            normalizers.Replace(" ", "▁")])
+    for name in ("prose", "cjk", "emoji"):
+        assert peer.encode(TEXTS[name], add_special_tokens=False).ids == \
+            spm.encode_ordinary(TEXTS[name])
+    unigram = read_engine_files({"u.model": sentencepiece_model("unigram")})
+    assert unigram.merges == []

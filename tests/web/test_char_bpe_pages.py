@@ -111,7 +111,8 @@ def test_compare_and_the_leaderboard_show_both_kinds(client, char_version, regis
 def test_the_version_page_offers_the_downloads_that_hold_it(client, char_version, format):
     page = client.get("/tokenizers/classic/1/").content.decode()
     symbols = char_version.vocab_size - char_version.merge_count - 1
-    assert f"300 tokens: 1 special, {symbols} characters (the alphabet)" in page
+    assert f"character-level BPE: 300 tokens, 1 special, {symbols} characters (the alphabet), " \
+           f"{char_version.merge_count} merges." in page
     assert "Unknown rate" in page and "subword-nmt apply-bpe -c classic-subword-nmt/codes.txt" \
         in page
     assert f"/tokenizers/classic/1/download/{format}/" in page

@@ -106,3 +106,55 @@ def test_the_playground_says_which_character_a_unigram_without_unknown_cannot_sp
     assert response.status_code == 422
     assert "cannot encode 1 character of the text, first &#x27;€&#x27; (U+20AC) at character " \
            "12" in response.content.decode()
+
+
+def _longest(version) -> int:
+    """The id of the version's longest ordinary token (one that merges make, where they do)."""
+    tokenizer = version.cached_tokenizer()
+    leaves = set(tokenizer.special_ids.values()) | set(getattr(tokenizer, "byte_ids", ()))
+    return max((i for i in tokenizer.vocab if i not in leaves and i != tokenizer.unk_id),
+               key=lambda i: (len(tokenizer.vocab[i]), -i))
+
+
+def test_each_kind_is_described_by_what_it_is(client, mixed):
+    """Version, vocabulary, merge table and token pages of a WordPiece, a SentencePiece BPE
+    and Unigram, a character-level and a byte-level version say what each holds."""
+    from tests.engines.trained import sentencepiece_model
+    from tokenizers_app.engines import describe
+    import_tokenizer(files={"u.model": sentencepiece_model("unigram")},
+                     tokenizer_name="sentencepiece-unigram")
+
+    bert = get(client, "/tokenizers/bert-wordpiece/1/")
+    wordpiece = describe(mixed["bert-wordpiece"].cached_tokenizer())
+    assert f"Hugging Face WordPiece: {mixed['bert-wordpiece'].vocab_size} tokens, 4 special, " \
+           f"1 unknown ([UNK]), {wordpiece.holds[2]}, {wordpiece.holds[3]}." in bert
+    assert "## continuations" in wordpiece.holds[3] and "256 bytes" not in bert
+    assert "WordPiece has no merges" in bert
+    assert "tiktoken:" not in bert and "hf: tokenizer.json for Hugging Face tokenizers" in bert
+    assert "the 256 bytes" not in get(client, "/tokenizers/bert-wordpiece/1/vocab/")
+    merges = get(client, "/tokenizers/bert-wordpiece/1/merges/")
+    assert "is Hugging Face WordPiece: WordPiece has no merges" in merges
+    token = get(client, f"/tokenizers/bert-wordpiece/1/tokens/{_longest(mixed['bert-wordpiece'])}/")
+    assert "A Hugging Face WordPiece piece. WordPiece has no merges" in token
+    assert "down to bytes" not in token and "Not made by a merge" not in token
+
+    spm = mixed["sentencepiece-bpe"]
+    page = get(client, "/tokenizers/sentencepiece-bpe/1/")
+    assert f"{spm.merge_count:,} merges" in page and spm.merge_count > 100
+    assert "read from its pieces and scores" in page and "256 byte pieces (&lt;0xNN&gt;)" in page
+    assert "sentencepiece: the .model" in page and "hf:" not in page
+    token = get(client, f"/tokenizers/sentencepiece-bpe/1/tokens/{_longest(spm)}/")
+    assert "Made by merge rank" in token and "(counts not recorded)" in token
+    assert "How it was built, down to pieces" in token
+    merges = get(client, "/tokenizers/sentencepiece-bpe/1/merges/")
+    assert f"{spm.merge_count:,} merges" in merges or f"{spm.merge_count} merges" in merges
+
+    unigram = get(client, "/tokenizers/sentencepiece-unigram/1/")
+    assert "SentencePiece Unigram" in unigram and "Unigram has no merges" in unigram
+
+    byte_level = get(client, "/tokenizers/prose-bpe/1/")
+    assert "byte-level BPE: " in byte_level and ", 256 bytes, " in byte_level
+    assert "tiktoken: rank file + sidecar JSON" in byte_level and "sentencepiece:" not in \
+        byte_level
+    assert "How it was built, down to bytes" in get(client, f"/tokenizers/prose-bpe/1/tokens/"
+                                                          f"{_longest(mixed['small'])}/")

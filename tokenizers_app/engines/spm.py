@@ -5,6 +5,8 @@ The model bytes as the library serializes them are the canonical file (``canonic
 pieces (``<s>``, ``</s>``) are the special tokens: the library never makes them from text, so
 ``encode_ordinary`` gives the text's ids alone (no BOS/EOS); ``encode`` with an allowed special
 token cuts the text there and encodes each side, as a SentencePiece user who adds ``<s>`` does.
+A BPE model's merges are read from its pieces (``pieces_merges``), as Hugging Face's converter
+reads them; they are shown, never used to encode (the library encodes).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ class SentencePieceEngine(LibraryEngine):
         self.model_type = _model_type(self.canonical)
         self.pattern = (f"SentencePiece {self.model_type}; normalization "
                         f"{_normalization(self.canonical)}")
-        self.merges: list[tuple[bytes, bytes]] = []
+        self.merges = pieces_merges(self.vocab, self.kinds) if self.model_type == "BPE" else []
 
     def vocab_kinds(self):
         """``(id, piece bytes, kind, score)`` by id (``piece_kind``)."""
@@ -108,6 +110,25 @@ class SentencePieceEngine(LibraryEngine):
 
     def __repr__(self) -> str:
         return f"SentencePieceEngine({self.model_type}, vocab_size={self.vocab_size})"
+
+
+def pieces_merges(vocab: dict[int, bytes], kinds: list[str]) -> list[tuple[bytes, bytes]]:
+    """The merges a SentencePiece BPE model's pieces imply (its ids follow its scores, best
+    first): each normal piece of two or more characters, cut in two where both parts are normal
+    pieces, in the order of the piece's id, then of its parts' ids.
+
+    ``pieces_merges({0: b"a", 1: b"b", 2: b"ab"}, ["normal"] * 3) -> [(b"a", b"b")]``
+    """
+    ids = {token: i for i, token in vocab.items() if kinds[i] == "normal"}
+    merges: list[tuple[bytes, bytes]] = []
+    for token_id in sorted(vocab):
+        if kinds[token_id] != "normal":
+            continue
+        text = vocab[token_id].decode("utf-8", errors="replace")
+        cuts = [(text[:cut].encode(), text[cut:].encode()) for cut in range(1, len(text))]
+        found = [(ids[left], ids[right]) for left, right in cuts if left in ids and right in ids]
+        merges += [(vocab[left], vocab[right]) for left, right in sorted(found)]
+    return merges
 
 
 def piece_kind(processor, token_id: int) -> str:

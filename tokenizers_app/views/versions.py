@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
-from ..engines import kind_notes
+from ..engines import FORMAT_TEXT, describe, kind_notes
 from ..errors import REFUSALS, NotFound
 from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
@@ -50,9 +50,11 @@ def version_detail(request, name, ref):
     evaluations = list(version.evaluations.without_word_tokens().select_related("corpus")
                        .order_by("corpus__name"))
     done = {e.corpus_id for e in evaluations if e.status != e.Status.FAILED}
+    formats = download_formats(version.algorithm)
     return render(request, "tokenizers_app/version.html", {
         "version": version, "ref": ref, "lineage": version.lineage(),
-        "formats": download_formats(version.algorithm),
+        "kind": describe(version.cached_tokenizer()), "formats": formats,
+        "format_texts": [(format, FORMAT_TEXT[format]) for format in formats],
         "kind_notes": [(version.label, version.get_algorithm_display(),
                         kind_notes(version.algorithm, version.pattern))],
         "evaluations": evaluations, "evaluable": [
@@ -98,6 +100,7 @@ def version_vocab(request, name, ref):
     page = Paginator(entries.by(sort), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "tokenizers_app/vocab.html", {
         "version": version, "ref": ref, "page": page, "query": query, "show": show,
+        "kind": describe(version.cached_tokenizer()),
         "sort": sort, "extra": urlencode({"show": show, "sort": sort})})
 
 
@@ -109,19 +112,24 @@ def version_merges(request, name, ref):
     page = Paginator(merges.order_by("rank"), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "tokenizers_app/merges.html", {
         "version": version, "ref": ref, "page": page, "query": query,
+        "kind": describe(version.cached_tokenizer()),
         "first_id": version.first_merge_id})
 
 
 @readable
 def token_detail(request, name, ref, token_id):
     version = _version(name, ref)
+    tokenizer = version.cached_tokenizer()
     try:
-        tree = merge_tree(version.cached_tokenizer(), token_id)
+        tree = merge_tree(tokenizer, token_id)
     except ValueError as exc:
         raise NotFound(str(exc)) from None
-    nodes = tree_rows(tree, TREE_NODES_SHOWN + 1)
+    kind = describe(tokenizer)
+    nodes = [(depth, node, kind.leaf(node["id"], node["token"]))
+             for depth, node in tree_rows(tree, TREE_NODES_SHOWN + 1)]
     return render(request, "tokenizers_app/token.html", {
         "version": version, "ref": ref, "tree": tree, "nodes": nodes[:TREE_NODES_SHOWN],
+        "kind": kind, "leaf": kind.leaf(tree["id"], tree["token"]),
         "truncated": len(nodes) > TREE_NODES_SHOWN})
 
 
