@@ -161,8 +161,16 @@ def test_wordpiece_has_an_unknown_rate_on_unseen_characters():
 
 def test_bert_lowercasing_is_lossy():
     engine = read_engine_files({"tokenizer.json": bert_wordpiece_json()})
-    # the second line ends without a newline, which BERT would drop too
-    assert evaluate(engine, ["The Quick fox\n", "the dog"])["lossless_rate"] == 0.5
+    assert evaluate(engine, ["The Quick fox\n", "the dog\n"])["lossless_rate"] == 0.5
+
+
+@pytest.mark.parametrize("kind", ["unigram", "sentencepiece-unigram", "sentencepiece-bpe"])
+def test_the_lossless_rate_checks_each_line_without_its_line_end(kind):
+    """A SentencePiece normalizer (or Metaspace) drops the newline: checked with it, no line
+    would round-trip."""
+    engine = read_engine_files(KINDS[kind]())
+    lines = ["the cat sat on the mat\n", "a dog\r\n", "the end"]
+    assert evaluate(engine, lines)["lossless_rate"] == 1.0
 
 
 @pytest.mark.parametrize("files", [lambda: {"tokenizer.json": llama_bpe_json()},
@@ -221,3 +229,20 @@ def test_sentencepiece_bpe_merges_read_from_its_pieces_encode_as_the_library():
             spm.encode_ordinary(TEXTS[name])
     unigram = read_engine_files({"u.model": sentencepiece_model("unigram")})
     assert unigram.merges == []
+
+
+def test_a_frequent_word_is_cut_as_in_running_text_for_every_kind():
+    """"the" in a SentencePiece model is one piece, ▁the, as in running text (encoding " the"
+    alone gave ▁ ▁the: its own word-start mark, then the space's)."""
+    from tokenizers_app.bpe.inspection import frequent_word_tokens
+
+    lines = ["the cat and the dog\n"] * 3
+    for kind in KINDS:
+        engine = read_engine_files(KINDS[kind]())
+        words = dict((word, ids) for word, _, ids in frequent_word_tokens(engine, lines))
+        running = engine.encode_ordinary("the cat and the dog")
+        assert words["the"] == running[:len(words["the"])], kind
+        assert [engine.vocab[i] for i in words["dog"]] == \
+            [engine.vocab[i] for i in running[-len(words["dog"]):]], kind
+    spm = read_engine_files(KINDS["sentencepiece-bpe"]())
+    assert [spm.vocab[i] for i in frequent_word_tokens(spm, lines)[0][2]] == ["▁the".encode()]

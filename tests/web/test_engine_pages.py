@@ -158,3 +158,11 @@ def test_each_kind_is_described_by_what_it_is(client, mixed):
         byte_level
     assert "How it was built, down to bytes" in get(client, f"/tokenizers/prose-bpe/1/tokens/"
                                                           f"{_longest(mixed['small'])}/")
+
+
+def test_the_playground_names_a_wordpieces_unknown_token(client, mixed):
+    response = client.post("/playground/", {"versions": "bert-wordpiece@1",
+                                            "text": "snow ☃☃ here"})
+    html = response.content.decode()
+    assert response.status_code == 200 and "unknown token" in html
+    assert "(<code>[UNK]</code>)" in html and "(None)" not in html

@@ -73,11 +73,15 @@ def token_length_histogram(tokenizer) -> list[tuple[int, int]]:
     return sorted(lengths.items())
 
 
+RUNNING_TEXT = "a "  # what comes before each word, as in running text
+
+
 def frequent_word_tokens(tokenizer, lines: Iterable[str], top: int = 2000) -> list[WordTokens]:
     """The ``top`` most frequent whitespace-separated words of the text (equal counts by the
     word) with their count and their ids. A word is encoded as it mostly occurs in running
-    text, after a space: ``encode_ordinary(" " + word)``, so the ids include that space for
-    tokenizers that glue it to the word (GPT-2's pattern does).
+    text, after a word and a space (``in_running_text``), so the ids include that space for
+    tokenizers that glue it to the word (GPT-2's pattern does), and a SentencePiece model adds
+    no second word-start mark of its own.
 
     ``frequent_word_tokens(byte_tokenizer, ["b a b"], top=1) -> [("b", 2, [32, 98])]``
     """
@@ -85,7 +89,15 @@ def frequent_word_tokens(tokenizer, lines: Iterable[str], top: int = 2000) -> li
     for line in lines:
         counts.update(line.split())
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:top]
-    return [(word, count, tokenizer.encode_ordinary(" " + word)) for word, count in ranked]
+    return [(word, count, in_running_text(tokenizer, word)) for word, count in ranked]
+
+
+def in_running_text(tokenizer, word: str) -> list[int]:
+    """The ids of ``word`` in ``"a " + word``: the tokens that end after the word ``a`` (the
+    space before the word is the word's where a tokenizer glues it to it)."""
+    start = len(RUNNING_TEXT.encode()) - 1
+    return [token_id for token_id, _, end in tokenizer.token_spans(RUNNING_TEXT + word, ())
+            if end > start]
 
 
 def words_split_differently(per_version: list[list[WordTokens]],

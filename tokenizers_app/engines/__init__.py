@@ -16,9 +16,9 @@ from .files import (
     load_engine,
     read_engine_files,
 )
-from .kinds import FORMAT_TEXT, describe
+from .kinds import FORMAT_TEXT, describe, unknown_token
 from .notes import kind_notes
 from .protocol import Engine
 
-__all__ = ["DOWNLOAD_FORMATS", "FORMAT_TEXT", "describe", "ENGINE_KINDS", "Engine", "engine_digest", "engine_files",
+__all__ = ["DOWNLOAD_FORMATS", "FORMAT_TEXT", "describe", "unknown_token", "ENGINE_KINDS", "Engine", "engine_digest", "engine_files",
            "evaluate", "kind_notes", "load_engine", "read_engine_files"]

@@ -9,8 +9,8 @@ The definitions are ``bpe.metrics``'s. Where a kind changes a number's meaning:
 - the unknown rate is reported when the tokenizer has an unknown token: the characters inside
   the spans of its ``<unk>`` / ``[UNK]`` tokens (WordPiece's ``[UNK]`` spans a whole word);
 - the byte-fallback rate is reported when it has ``<0xNN>`` pieces: the characters they spell;
-- the lossless rate is per line, ``decode(encode_ordinary(line)) == line``: a lowercasing or
-  normalising tokenizer (BERT's) is lossy.
+- the lossless rate is per line, without its line end, ``decode(encode_ordinary(line)) ==
+  line``: a lowercasing or normalising tokenizer (BERT's) is lossy.
 """
 
 from __future__ import annotations
@@ -99,8 +99,17 @@ def _word_coverage(tokenizer, text: str) -> dict[str, int]:
 
 
 def _lossless_lines(tokenizer, lines: list[str]) -> int:
-    decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(lines)) if lines else []
-    return sum(map(str.__eq__, decoded, lines))
+    """Lines that decode back to themselves, each without its line end (every SentencePiece
+    normalizer drops a newline, which would make every line lossy):
+    ``line_text("a b\r\n") -> "a b"``."""
+    bare = list(map(line_text, lines))
+    decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(bare)) if bare else []
+    return sum(map(str.__eq__, decoded, bare))
+
+
+def line_text(line: str) -> str:
+    """A line without its line end (``\n`` or ``\r\n``)."""
+    return line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith("\n") else line
 
 
 def _chars_in(data: bytes, spans, chosen) -> int:

@@ -51,12 +51,21 @@ class KindDescription:
 
 
 def describe(tokenizer) -> KindDescription:
-    """The description of a loaded tokenizer, by its kind."""
-    if tokenizer.algorithm == "byte_bpe":
-        return _byte_level(tokenizer)
-    if tokenizer.algorithm == "char_bpe":
-        return _char_level(tokenizer)
-    return _library(tokenizer)
+    """The description of a loaded tokenizer, by its kind (kept on it: a loaded tokenizer
+    never changes)."""
+    found = getattr(tokenizer, "_kind_description", None)
+    if found is None:
+        found = (_byte_level(tokenizer) if tokenizer.algorithm == "byte_bpe" else
+                 _char_level(tokenizer) if tokenizer.algorithm == "char_bpe" else
+                 _library(tokenizer))
+        tokenizer._kind_description = found
+    return found
+
+
+def unknown_token(tokenizer) -> str | None:
+    """The text of the tokenizer's unknown token (``[UNK]``, ``<unk>``), or None."""
+    unk_id = getattr(tokenizer, "unk_id", None)
+    return _text(tokenizer.vocab.get(unk_id)) if unk_id is not None else None
 
 
 def _counted(count: int, what: str) -> str:
@@ -84,13 +93,12 @@ def _byte_level(tokenizer) -> KindDescription:
 def _char_level(tokenizer) -> KindDescription:
     special = set(tokenizer.special_ids.values())
     alphabet = len(tokenizer.vocab) - len(special) - len(tokenizer.merges)
-    unk = tokenizer.vocab.get(tokenizer.unk_id) if tokenizer.unk_id is not None else None
     return KindDescription(
         "character-level BPE", [_counted(len(special), "special"),
                                 _counted(alphabet, "characters (the alphabet)"),
                                 _counted(len(tokenizer.merges), "merges")], "characters",
         "the special tokens and the alphabet's characters", _counts_note(tokenizer),
-        unk_token=_text(unk), leaves=_leaves(tokenizer))
+        unk_token=unknown_token(tokenizer), leaves=_leaves(tokenizer))
 
 
 def _counts_note(tokenizer) -> str:
@@ -105,7 +113,7 @@ def _library(tokenizer) -> KindDescription:
     library = "SentencePiece" if tokenizer.algorithm == "sentencepiece" else "Hugging Face"
     kinds = Counter(kind for _, _, kind, _ in tokenizer.vocab_kinds())
     special = kinds["special"] + kinds["control"]
-    unk = _text(tokenizer.vocab[tokenizer.unk_id]) if tokenizer.unk_id is not None else None
+    unk = unknown_token(tokenizer)
     holds = [_counted(special, "special")]
     if unk is not None:
         holds.append(f"1 unknown ({unk})")

@@ -13,7 +13,7 @@ from ..bpe.match_budget import PatternTooSlow
 from ..bpe.metric_text import metric_shown
 from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import mark_differences, token_groups
-from ..engines import kind_notes
+from ..engines import kind_notes, unknown_token
 from ..errors import REFUSALS, Unencodable
 from ..models import Corpus, TokenizerVersion
 from ..services.comparisons import compare_versions, evaluation_corpus
@@ -168,4 +168,4 @@ def _encoded(tokenizer, text: str) -> dict:
     return {"count": sum(len(g["ids"]) for g in groups), "groups": groups,
             "cut_groups": len(cut), "cut_tokens": sum(cut),
             "unknown": sum(g["unknown"] for g in groups),
-            "unk_token": getattr(tokenizer, "unk_token", None)}
+            "unk_token": unknown_token(tokenizer)}
