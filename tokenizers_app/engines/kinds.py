@@ -123,8 +123,10 @@ def _library(tokenizer) -> KindDescription:
     merges = _merges_note(tokenizer, model, library)
     if tokenizer.merges:
         holds.append(_counted(len(tokenizer.merges), "merges"))
-    return KindDescription(f"{library} {model}", holds, "pieces",
-                           "the special, unknown and byte pieces", merges, unk,
+    base = ["the special tokens"] + (["the unknown token"] if unk is not None else []) + (
+        ["the byte pieces"] if kinds["byte"] else [])
+    base_tokens = ", ".join(base[:-1]) + " and " + base[-1] if len(base) > 1 else base[0]
+    return KindDescription(f"{library} {model}", holds, "pieces", base_tokens, merges, unk,
                            has_merges=bool(tokenizer.merges), leaves=_leaves(tokenizer))
 
 
