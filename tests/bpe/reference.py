@@ -110,7 +110,8 @@ def reference_encode(merges: list[tuple[bytes, bytes]], pattern: str, text: str)
 def reference_evaluate(tokenizer, blocks) -> dict:
     """The plain computation on the whole text ``"".join(blocks)`` at once, with every token's
     span: the oracle for the fast ``evaluate``, which streams the text in pieces and counts each
-    distinct pre-token or run once. The lossless rate is per line (ending after each newline)."""
+    distinct pre-token or run once. The lossless rate is per line (ending after each newline),
+    each without its line end."""
     special_ids = set(tokenizer.special_ids.values())
     text = "".join(blocks)
     lines = re.findall(r"[^\n]*\n|[^\n]+", text)
@@ -120,8 +121,9 @@ def reference_evaluate(tokenizer, blocks) -> dict:
     spans = [(start, end) for _id, start, end in tokenizer.token_spans(text, ())]
     totals.update(bytes=len(text.encode()), chars=len(text), tokens=len(ids), words=len(words),
                   lines=len(lines), split_words=count_split_words(words, spans),
-                  lossless_lines=sum(tokenizer.decode(tokenizer.encode_ordinary(line)) == line
-                                     for line in lines))
+                  lossless_lines=sum(tokenizer.decode(tokenizer.encode_ordinary(bare)) == bare
+                                     for bare in (re.sub(r"\r?\n$", "", line)
+                                                  for line in lines)))
     id_counts = Counter(ids)
     if tokenizer.algorithm == "byte_bpe":
         own_words = [w for w in tokenizer.pretokenizer.split(text) if not w.isspace()]

@@ -13,8 +13,9 @@ across the cut (``document_pieces``):
 - every other tokenizer of the core (character-level BPE, the baselines) encodes each run of
   whitespace or of other characters on its own: it is cut after each newline.
 
-The lossless rate is per line (a line ends after each ``"\\n"``): a corpus has no document
-separators, so its lines are the units checked with ``decode(encode(x)) == x``. The work per
+The lossless rate is per line (a line ends after each ``"\\n"``), each line checked without its
+line end: a corpus has no document separators, so its lines are the units checked with
+``decode(encode(x)) == x``. The work per
 piece is a few calls into C; the rest is done once per distinct item, weighted by its count: per
 pre-token for byte-level BPE (``pretoken_totals.PreTokenTotals``), per run of whitespace or of
 other characters for the others (``totals.RunTotals``). Engines of other libraries (HF

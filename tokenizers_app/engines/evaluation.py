@@ -24,6 +24,7 @@ from ..bpe import evaluation as core_evaluation
 from ..bpe.baselines import WORD_RE, whitespace_words
 from ..bpe.evaluation import LineCounter
 from ..bpe.metrics import metrics_of, share, word_spans
+from ..bpe.totals import line_text
 
 
 def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
@@ -106,10 +107,6 @@ def _lossless_lines(tokenizer, lines: list[str]) -> int:
     decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(bare)) if bare else []
     return sum(map(str.__eq__, decoded, bare))
 
-
-def line_text(line: str) -> str:
-    """A line without its line end (``\n`` or ``\r\n``)."""
-    return line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith("\n") else line
 
 
 def _chars_in(data: bytes, spans, chosen) -> int:
