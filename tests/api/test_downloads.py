@@ -317,3 +317,13 @@ def test_every_download_of_a_version_with_holes_in_its_ids_loads_in_its_library(
         return
     for text in TEXTS.values():
         assert encode(text) == ours.encode_ordinary(text)
+
+
+def test_a_version_with_holes_is_not_offered_as_tekken_and_says_why(client, registry):
+    _import_holes(registry)
+    refused = client.get(f"{HOLES}/download", {"format": "tekken"})
+    assert refused.status_code == 400
+    assert "cannot be written as tekken: it numbers special tokens first" in \
+        refused.json()["detail"]
+    page = client.get("/tokenizers/holes/1/").content.decode()
+    assert "/download/tiktoken/" in page and "/download/tekken/" not in page

@@ -59,12 +59,29 @@ def download_formats(kind: str) -> tuple[str, ...]:
     return DOWNLOAD_FORMATS.get(kind) or KIND_FORMATS.get(kind, FORMATS)
 
 
+LAYOUT_FORMATS = ("tekken",)  # hold only ids laid out as special tokens, bytes, then merges
+
+
+def version_download_formats(version: TokenizerVersion) -> tuple[str, ...]:
+    """The formats this version downloads as: its kind's, less those its ids cannot be laid out
+    in (tekken numbers special tokens first, then every other token without a gap)."""
+    formats = download_formats(version.algorithm)
+    if version.algorithm == "byte_bpe" and not version.standard_layout:
+        formats = tuple(format for format in formats if format not in LAYOUT_FORMATS)
+    return formats
+
+
 def check_download_format(version: TokenizerVersion, format: str) -> None:
     """Refuse (naming the formats that work) a format this version's kind cannot be written in:
     the core's kinds have theirs (``bpe.formats.check_format``), ``hf`` and ``sentencepiece``
-    versions their own."""
+    versions their own; a format its ids cannot be laid out in (``version_download_formats``)."""
     if version.algorithm not in ENGINE_KINDS and format not in DOWNLOAD_FORMATS["sentencepiece"]:
         check_format(format, version.algorithm)
+        if format not in version_download_formats(version):
+            raise Invalid(f"{version.label} cannot be written as {format}: it numbers special "
+                          f"tokens first, then the 256 bytes and one id per merge, and this "
+                          f"version's ids do not; download it as one of "
+                          f"{', '.join(version_download_formats(version))}", field="format")
         return
     formats = download_formats(version.algorithm)
     if format not in formats:

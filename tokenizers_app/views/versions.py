@@ -17,7 +17,7 @@ from ..engines import FORMAT_TEXT, describe, kind_notes
 from ..errors import REFUSALS, NotFound
 from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
-from ..services.downloads import download_formats, render_download
+from ..services.downloads import render_download, version_download_formats
 from ..services.evaluations import request_evaluation
 from ..services.permissions import may_add_version
 from ..services.versions import IMPORT_FORMATS
@@ -50,7 +50,7 @@ def version_detail(request, name, ref):
     evaluations = list(version.evaluations.without_word_tokens().select_related("corpus")
                        .order_by("corpus__name"))
     done = {e.corpus_id for e in evaluations if e.status != e.Status.FAILED}
-    formats = download_formats(version.algorithm)
+    formats = version_download_formats(version)
     return render(request, "tokenizers_app/version.html", {
         "version": version, "ref": ref, "lineage": version.lineage(),
         "kind": describe(version.cached_tokenizer()), "formats": formats,
@@ -72,7 +72,7 @@ def usage_urls(request, version) -> dict:
         return request.build_absolute_uri(path)
     return {"name": name, **{format.replace("-", "_"): absolute(reverse(
                 "download", args=[name, number, format]))
-             for format in download_formats(version.algorithm)},
+             for format in version_download_formats(version)},
             "encode": absolute(reverse("api:encode", args=[name, number]))}
 
 
