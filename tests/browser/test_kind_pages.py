@@ -84,3 +84,18 @@ def test_each_kinds_pages_describe_it_truly(visitor, every_kind, width):
             assert kind.merges.split(":")[0] in made and "down to" not in page.inner_text("main")
         _fits(tab, width)
         accessible(tab, f"kind-token-{name}")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_import_page_says_what_each_format_needs(visitor, transactional_db,
+                                                     django_user_model, width):
+    from tests.browser.test_journey import PASSWORD, sign_in
+    django_user_model.objects.create_user("ada", password=PASSWORD)
+    tab = visitor(width)
+    sign_in(tab, "ada")
+    page = tab.go("/tokenizers/import/")
+    needs = page.inner_text("ul.format-needs")
+    assert "a published encoding's file alone" in needs and "tekken.json" in needs
+    assert page.locator("#id_special_tokens").is_visible()
+    _fits(tab, width)
+    accessible(tab, "kind-import")
