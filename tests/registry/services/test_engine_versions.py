@@ -155,3 +155,23 @@ def test_a_unigram_without_an_unknown_token_fails_its_evaluation_in_words():
     assert "'€' (U+20AC), '₿' (U+20BF)" in evaluation.error
     assert "no unknown token" in evaluation.error
     assert "Exception" not in evaluation.error
+
+
+def test_a_sentencepiece_bpe_version_imported_before_its_merges_were_read_gets_them():
+    import importlib
+
+    from django.apps import apps
+    migration = importlib.import_module("tokenizers_app.migrations.0012_sentencepiece_merges")
+    version = imported("sentencepiece-bpe")
+    merges = list(MergeRule.objects.filter(version=version).order_by("rank")
+                  .values_list("left", "right"))
+    MergeRule.objects.filter(version=version).delete()  # as an import before issue 30 left it
+    TokenizerVersion.objects.filter(pk=version.pk).update(merge_count=0)
+    migration.read_sentencepiece_merges(apps, None)
+    assert TokenizerVersion.objects.get(pk=version.pk).merge_count == len(merges) > 0
+    assert list(MergeRule.objects.filter(version=version).order_by("rank")
+                .values_list("left", "right")) == merges
+    unigram = import_tokenizer(files={"u.model": KINDS["sentencepiece-unigram"]()["any-name.bin"]},
+                               tokenizer_name="unigram-spm")
+    migration.read_sentencepiece_merges(apps, None)
+    assert TokenizerVersion.objects.get(pk=unigram.pk).merge_count == 0
