@@ -7,7 +7,7 @@ from tokenizers_app.bpe import Tokenizer, train_bpe
 
 SPECIALS = ["<|endoftext|>", "<|pad|>", "<|é|>"]
 CUSTOM = r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+"
-PATTERNS = ["gpt2", "gpt4", "none", CUSTOM]
+PATTERNS = ["gpt2", "gpt4", "o200k", "none", CUSTOM]
 CASES = [(pattern, specials) for pattern in PATTERNS for specials in (False, True)]
 CASE_IDS = [f"{'custom' if p == CUSTOM else p}-{'specials' if s else 'plain'}"
             for p, s in CASES]

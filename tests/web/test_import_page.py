@@ -172,6 +172,7 @@ def test_a_published_rank_file_is_recognised_and_its_page_says_so(client, regist
     version = TokenizerVersion.objects.get(tokenizer__name="r50k")
     assert version.pattern == "gpt2" and version.special_tokens == ["<|endoftext|>"]
     assert version.load_tokenizer().special_ids == {"<|endoftext|>": 50256}
-    assert b"recognised as tiktoken&#x27;s r50k_base by its sha256" in imported.content
+    assert b"recognised as tiktoken&#x27;s r50k_base by its sha256: pattern gpt2 and 1 special " \
+           b"token, as tiktoken has them" in imported.content
     page = client.get("/tokenizers/r50k/1/")
     assert b"recognised as tiktoken&#x27;s r50k_base" in page.content

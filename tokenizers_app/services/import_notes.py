@@ -62,7 +62,8 @@ def _rank_file_note(version: TokenizerVersion, files: dict[str, bytes],
     known = recognise(next(iter(files.values())))
     if known is not None:
         return (f"recognised as tiktoken's {known} by its sha256: pattern "
-                f"{pattern_name(version.pattern)} and {specials} special tokens, as tiktoken has "
+                f"{pattern_name(version.pattern)} and {specials} special "
+                f"token{'s' if specials != 1 else ''}, as tiktoken has "
                 f"them")
     return (f"a bare rank file: {version.label} splits text with {pattern_name(version.pattern)} "
             f"and has {specials} special token{'s' if specials != 1 else ''}, as given")
