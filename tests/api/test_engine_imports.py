@@ -2,6 +2,7 @@
 the encode endpoint (the text's ids alone, as ``add_special_tokens=False``), downloads."""
 
 import io
+import json
 import zipfile
 
 import pytest
@@ -116,6 +117,23 @@ def test_a_real_tekken_file_imports_encodes_as_mistral_common_and_downloads_as_t
     again = mistral_tokenizer(tmp_path / "tekken.json")
     assert again.encode(TEXT, bos=False, eos=False) == theirs.encode(TEXT, bos=False, eos=False)
     assert again.id_to_piece(999) == theirs.id_to_piece(999) == "<SPECIAL_999>"
+    import tiktoken.load
+    from tokenizers import Tokenizer
+    hf = client.get("/api/tokenizers/mistral/versions/1/download", {"format": "hf"})
+    peer = Tokenizer.from_str(hf.getvalue().decode())
+    rank_files = zipfile.ZipFile(io.BytesIO(client.get(
+        "/api/tokenizers/mistral/versions/1/download", {"format": "tiktoken"}).getvalue()))
+    for name in rank_files.namelist():
+        (tmp_path / name.split("/")[-1]).write_bytes(rank_files.read(name))
+    sidecar = json.loads((tmp_path / "mistral.json").read_text())
+    ranks = tiktoken.load.load_tiktoken_bpe(str(tmp_path / "mistral.tiktoken"))
+    encoding = tiktoken.Encoding("mistral", pat_str=sidecar["pat_str"], mergeable_ranks=ranks,
+                                 special_tokens=sidecar["special_tokens"],
+                                 explicit_n_vocab=sidecar.get("explicit_n_vocab"))
+    for text in TEXTS.values():
+        expected = theirs.encode(text, bos=False, eos=False)
+        assert peer.encode(text, add_special_tokens=False).ids == expected
+        assert encoding.encode_ordinary(text) == expected
 
 
 def test_a_unigram_without_an_unknown_token_answers_422_naming_the_character(client, registry):

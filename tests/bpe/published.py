@@ -7,6 +7,7 @@ import json
 from functools import lru_cache
 
 import tiktoken
+import tiktoken.load
 import tiktoken_ext.openai_public as openai_public
 
 from tests.fixtures import gpt2_fixture_dir

@@ -18,7 +18,7 @@ from tests.bpe.format_samples import (
     trained,
 )
 from tokenizers_app.bpe import Tokenizer, load_tokenizer, save_tokenizer
-from tokenizers_app.bpe.formats import dumps_tokenizer
+from tokenizers_app.bpe.formats import dumps_tokenizer, loads_tokenizer
 from tokenizers_app.bpe.formats.tiktoken import PUBLISHED, loads, recognise, recover_merges
 
 
@@ -138,6 +138,8 @@ def test_a_bare_rank_file_named_as_a_published_encoding_gets_tiktokens_ids(name,
     peer = tiktoken_of(name, data, tmp_path)
     assert ours.special_ids == peer._special_tokens
     _same_ids(ours, peer, ours.special_ids)
+    for format in ("tiktoken", "hf", "native"):  # each download loads back
+        assert same_tokenizer(loads_tokenizer(dumps_tokenizer(ours, format, name)), ours), format
 
 
 def test_a_published_rank_file_is_recognised_by_its_sha256(tmp_path):
