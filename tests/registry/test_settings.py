@@ -184,3 +184,21 @@ def test_storage_url_names_a_bucket_and_its_keys_come_from_the_standard_variable
     small = subprocess.run([sys.executable, "-c", show], cwd=REPO, capture_output=True,
                            text=True, env={**env, "STORAGE_PART_BYTES": "1000"})
     assert "parts of a multipart upload of 5 MiB" in small.stderr
+
+
+def test_a_sqlite_database_url_gets_the_default_sqlite_settings(tmp_path):
+    """``DATABASE_URL=sqlite:///PATH`` once gave 503 "database is locked" as soon as a worker
+    wrote while a page posted: it lacked the busy timeout, WAL and IMMEDIATE transactions."""
+    path = tmp_path / "elsewhere.sqlite3"
+    shown = load_settings(tmp_path, DATABASE_URL=f"sqlite:///{path}")
+
+    assert shown["engine"] == "django.db.backends.sqlite3"
+    assert shown["name"] == str(path)
+    assert shown["options"]["transaction_mode"] == "IMMEDIATE"
+    assert shown["options"]["timeout"] == 30
+    assert "journal_mode=WAL" in shown["options"]["init_command"]
+
+
+def test_a_sqlite_database_url_without_a_file_is_refused_in_words(tmp_path):
+    shown = load_settings(tmp_path, DATABASE_URL="sqlite://:memory:")
+    assert "names no database file" in shown and "SQLITE_PATH" in shown

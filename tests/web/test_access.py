@@ -364,3 +364,23 @@ def test_a_tokenizers_page_says_who_adds_versions(client, owned):
     Tokenizer.objects.update(owner=None)
     assert "Owner: none: only staff add versions" in \
         client.get("/tokenizers/prose-bpe/").content.decode()
+
+
+def test_a_refused_page_action_is_a_page_of_the_site_with_a_way_back(client, owned):
+    """A member posting "publish" once got a blank page holding one sentence."""
+    signed_in(client, "member", owned)
+    refused = client.post("/tokenizers/prose-bpe/1/publish")
+    html = refused.content.decode()
+    assert refused.status_code == 403 and refused["Content-Type"].startswith("text/html")
+    assert '<header class="top">' in html and "Sign out" in html  # the site's header
+    assert "only staff" in html.lower()
+    assert '<a href="/tokenizers/prose-bpe/1/" id="way-back">' in html  # the object's page
+    came_from = client.post("/tokenizers/prose-bpe/1/publish",
+                            HTTP_REFERER="http://testserver/tokenizers/prose-bpe/")
+    assert '<a href="http://testserver/tokenizers/prose-bpe/" id="way-back">Back to the ' \
+           'previous page' in came_from.content.decode()
+    elsewhere = client.post("/tokenizers/prose-bpe/1/publish",
+                            HTTP_REFERER="https://elsewhere.example/")
+    assert "elsewhere.example" not in elsewhere.content.decode()
+    api = client.post("/api/tokenizers/prose-bpe/versions/1/publish")  # the API stays JSON
+    assert api["Content-Type"].startswith("application/json")
