@@ -139,6 +139,12 @@ class TrainingRun(models.Model):
         return self.options.get("stop_reason", "")
 
     @property
+    def larger_reason(self) -> str:
+        """Why a character-level run's version is larger than the vocab size asked for (its
+        whole alphabet is always kept), "" when it is not."""
+        return self.options.get("larger_reason", "")
+
+    @property
     def core_path(self) -> str:
         """The BPE core that ran it (``bpe.compiled.CORE_PATH``: ``compiled (Cython)`` or
         ``pure Python (...)``); "" until it has finished."""

@@ -95,8 +95,8 @@ class VersionQuerySet(models.QuerySet):
 
     def resolve_many(self, refs, most: int = 8) -> list[TokenizerVersion]:
         """``resolve_many("web@1,web@production")``: the versions of a comma-separated list (or a
-        list) of refs, in order; an empty list, a repeat or more than ``most`` raise ``Invalid``.
-        """
+        list) of refs, in order; an empty list, a repeat or more than ``most`` raise ``Invalid``,
+        and refs that name nothing raise the first one's error naming each of them."""
         refs = [r.strip() for r in (refs.split(",") if isinstance(refs, str) else refs)]
         refs = [r for r in refs if r]
         if not refs:
@@ -105,7 +105,14 @@ class VersionQuerySet(models.QuerySet):
         if len(refs) > most:
             raise Invalid(f"compare at most {most} versions at once, not {len(refs)}",
                           field="versions")
-        versions = [self.resolve(ref) for ref in refs]
+        versions, refused = [], []
+        for ref in refs:  # every ref that names nothing is named, not the first alone
+            try:
+                versions.append(self.resolve(ref))
+            except (NotFound, Invalid) as exc:
+                refused.append(exc)
+        if refused:
+            raise type(refused[0])("; ".join(map(str, refused)), field="versions")
         if len({v.pk for v in versions}) < len(versions):
             raise Invalid(f"{', '.join(refs)} name the same version twice", field="versions")
         return versions

@@ -145,6 +145,7 @@ def playground(request):
         "baselines": baselines,
         "link_max": SHARE_LINK_MAX_CHARS, "most": PLAYGROUND_MAX_VERSIONS,
         "others": others, "unknown": unknown,
+        "encoded": bool(text) and not (refs.strip() and not rows),  # else no results to show
         "choices": TokenizerVersion.objects.ready().select_related("tokenizer")
                                            .order_by("tokenizer__name", "-number")[:200]},
         status=status)
