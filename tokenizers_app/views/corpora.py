@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from ..errors import RegistryError
 from ..forms import CorpusUploadForm, add_service_error
-from ..models import Corpus
+from ..models import Corpus, check_name
 from ..services.corpora import import_staged_corpus, set_evaluation
 from ..services.permissions import may_switch_evaluation
 from ..storage import get_store
@@ -97,6 +97,11 @@ def _register(request, form) -> tuple[Corpus | None, int]:
         return None, add_service_error(form, error)
     if upload is None:
         form.add_error(None, "choose a UTF-8 text file to upload")
+        if form.cleaned_data.get("name"):  # every error at once: the name's too
+            try:
+                check_name("corpus", form.cleaned_data["name"], field="name")
+            except RegistryError as refused:
+                add_service_error(form, refused)
     elif valid:
         try:
             return import_staged_corpus(staged=upload.staged, name=form.cleaned_data["name"],

@@ -15,7 +15,7 @@ from ..forms import PATTERNS, RunForm, add_service_error
 from ..models import Evaluation, TrainingRun
 from ..services.queue import QueueUnavailable
 from ..services.permissions import may_cancel
-from ..services.runs import cancel_training_run, start_training_run
+from ..services.runs import cancel_training_run, start_training_run, training_run_refusals
 from .access import readable
 
 CHART_POINTS = 400  # merges drawn on a run's chart of count against rank
@@ -32,7 +32,13 @@ def run_list(request):
 def run_new(request):
     form = RunForm(request.POST or None, initial=RunForm.initial_from(request.GET))
     status = 400 if form.errors else 200
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":  # every error at once: the form's and the workflow's
+        valid = form.is_valid()
+        refusals = training_run_refusals(tokenizer_name=form.cleaned_data.get("tokenizer"),
+                                         created_by=request.user, **form.run_parameters())
+        statuses = [add_service_error(form, refused) for refused in refusals]
+        status = statuses[0] if statuses else status  # the name's (a 403) comes first
+    if request.method == "POST" and valid and not refusals:
         data = form.cleaned_data
         try:
             run = start_training_run(corpora=[data["corpus"]], tokenizer_name=data["tokenizer"],
