@@ -4,8 +4,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import (compare, corpora, health, imports, leaderboard, metrics, runs, staff,
-                    versions)
+from .views import (compare, corpora, health, imports, leaderboard, metrics, runs, search,
+                    staff, versions)
 
 
 class RefConverter:
@@ -52,5 +52,6 @@ urlpatterns = [
     path(f"tokenizers/{NAME}/<ref:ref>/publish", staff.version_publish, name="version_publish"),
     path("compare/", compare.compare, name="compare"),
     path("metrics/", metrics.glossary, name="metrics"),
+    path("search/", search.search, name="search"),
     path("playground/", compare.playground, name="playground"),
 ]

@@ -81,6 +81,7 @@ ACCESS = {
         ("POST", "/tokenizers/{name}/1/publish", {}, LOGIN, 403, 403, 302)],
     "compare/": [("GET", "/compare/?versions={name}@1,{name}@2", None, 200, 200, 200, 200)],
     "metrics/": [("GET", "/metrics/", None, 200, 200, 200, 200)],
+    "search/": [("GET", "/search/?q=prose", None, 200, 200, 200, 200)],
     "playground/": [
         ("GET", "/playground/?versions={name}@1&text=hi", None, 200, 200, 200, 200)],
     "api/": [("GET", "/api/", None, 404, 404, 404, 404)],

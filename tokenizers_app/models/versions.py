@@ -56,6 +56,22 @@ class VersionQuerySet(models.QuerySet):
     def ready(self):
         return self.filter(status=TokenizerVersion.Status.READY)
 
+    def searched(self, query: str):
+        """The ready versions a search box's ``NAME@REF`` finds, latest first: ``web@`` every
+        version of the tokenizers whose name holds ``web``, ``web@3`` their version 3,
+        ``web@prod`` those an alias starting with ``prod`` points at. Without an ``@``: none
+        (the tokenizers found list theirs)."""
+        name, at, ref = query.partition("@")
+        if not at:
+            return self.none()
+        found = self.ready().filter(tokenizer__name__icontains=name.strip())
+        ref = ref.strip()
+        if ref.isascii() and ref.isdigit():
+            found = found.filter(number=int(ref))
+        elif ref:
+            found = found.filter(aliases__name__startswith=ref.lower())
+        return found.select_related("tokenizer").order_by("tokenizer__name", "-number").distinct()
+
     def latest_first(self):
         """The ready versions, the latest (highest number) first: what a tokenizer's bare name
         means (``resolve("web-en")``), and its ``latest`` in ``with_latest``."""
