@@ -50,3 +50,37 @@ def test_the_search_finds_versions_by_number_alias_or_all_of_a_tokenizer(client,
 def test_a_search_that_finds_nothing_says_so_in_words(client, registry_data):
     html = client.get("/search/", {"q": "<nothing>"}).content.decode()
     assert "Nothing is named like <strong>&lt;nothing&gt;</strong>" in html
+
+
+def test_compare_offers_a_list_of_versions_grouped_by_tokenizer_with_kind_and_size(
+        client, registry_data):
+    """Compare started as an empty text box with no list or completion."""
+    move_alias(version=registry_data["large"], name="production", user=registry_data["staff"])
+    html = client.get("/compare/").content.decode()
+    group = html.split('<fieldset class="picker-group" data-name="prose-bpe">', 1)[1]
+    group = group.split("</fieldset>", 1)[0]
+    assert re.findall(r'name="pick" value="([^"]+)"', group) == ["prose-bpe@2", "prose-bpe@1"]
+    assert "byte-level BPE · 600 tokens" in group and '<span class="alias">production' in group
+    completions = html.split('<datalist id="versions-choices">', 1)[1].split("</datalist>")[0]
+    assert re.findall(r'<option value="([^"]+)"', completions) == [
+        "prose-bpe@2", "prose-bpe@production", "prose-bpe@1"]  # NAME@ offers both
+    assert 'label="= v2: byte-level BPE, vocab size 600"' in completions
+
+
+def test_versions_checked_in_the_list_are_compared_without_script(client, registry_data):
+    response = client.get("/compare/", {"pick": ["prose-bpe@1", "prose-bpe@2"],
+                                        "corpus": "held-out"})
+    html = response.content.decode()
+    assert 'value="prose-bpe@1,prose-bpe@2"' in html  # the typed list, for the next change
+    assert html.count('checked>') == 2
+    assert 'id="compare-table"' in html or "Compression ratio" in html
+    typed_and_picked = client.get("/compare/", {"versions": "prose-bpe@2",
+                                                "pick": ["prose-bpe@2", "prose-bpe@1"]})
+    assert 'value="prose-bpe@2,prose-bpe@1"' in typed_and_picked.content.decode()
+
+
+def test_the_playground_has_the_same_picker(client, registry_data):
+    html = client.post("/playground/", {"pick": ["prose-bpe@1"], "text": "hi"}).content.decode()
+    assert 'data-name="prose-bpe"' in html and 'value="prose-bpe@1" checked' in html
+    assert "Versions (1 to 4, comma separated)" in html
+    assert '<section class="encoding">' in html  # encoded by the picked version
