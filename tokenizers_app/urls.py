@@ -4,8 +4,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import (compare, corpora, health, imports, leaderboard, metrics, runs, search,
-                    staff, versions)
+from .views import (account, compare, corpora, health, imports, leaderboard, metrics, runs,
+                    search, staff, versions)
 
 
 class RefConverter:
@@ -28,6 +28,9 @@ urlpatterns = [
     path("health", health.health, name="health"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/", account.account, name="account"),
+    path("account/keys", account.key_create, name="account_key_create"),
+    path("account/keys/<int:key_id>/revoke", account.key_revoke, name="account_key_revoke"),
     path("corpora/", corpora.corpus_list, name="corpora"),
     path("corpora/upload/", corpora.corpus_upload, name="corpus_upload"),
     path(f"corpora/{NAME}/", corpora.corpus_detail, name="corpus"),

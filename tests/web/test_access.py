@@ -26,7 +26,7 @@ from django.urls import URLResolver, get_resolver, reverse
 from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.formats import dumps_tokenizer
 from tokenizers_app.errors import Forbidden
-from tokenizers_app.models import Corpus, Tokenizer, TokenizerVersion, TrainingRun
+from tokenizers_app.models import ApiKey, Corpus, Tokenizer, TokenizerVersion, TrainingRun
 from tokenizers_app.services.runs import start_training_run
 
 LOGIN = "login"
@@ -46,6 +46,11 @@ ACCESS = {
     "health": [("GET", "/health", None, 200, 200, 200, 200)],
     "favicon.ico": [("GET", "/favicon.ico", None, 302, 302, 302, 302)],
     "accounts/login/": [("GET", "/accounts/login/", None, 200, 200, 200, 200)],
+    "account/": [("GET", "/account/", None, LOGIN, 200, 200, 200)],
+    "account/keys": [("POST", "/account/keys", {"name": "ci"}, LOGIN, 201, 201, 201)],
+    # the owner's key: its holder revokes it; anyone else, staff too, finds no such key here
+    "account/keys/<int:key_id>/revoke": [
+        ("POST", "/account/keys/{key}/revoke", {}, LOGIN, 404, 302, 404)],
     "corpora/": [("GET", "/corpora/", None, 200, 200, 200, 200)],
     "corpora/upload/": [("GET", "/corpora/upload/", None, LOGIN, 200, 200, 200)],
     "corpora/<str:name>/": [("GET", "/corpora/{corpus}/", None, 200, 200, 200, 200)],
@@ -155,12 +160,13 @@ def owned(registry_data, django_user_model):
     Corpus.objects.update(uploaded_by=owner)
     queued = start_training_run(corpora=[registry_data["corpus"]], tokenizer_name="prose-bpe",
                                 vocab_size=280, created_by=owner)  # sent on commit: never here
-    return {**registry_data, "owner": owner, "queued": queued}
+    key, _ = ApiKey.objects.create_key(owner, "the owner's")
+    return {**registry_data, "owner": owner, "queued": queued, "key": key}
 
 
 def names_in(data) -> dict:
     return {"name": "prose-bpe", "corpus": data["corpus"].name, "held_out": data["held_out"].name,
-            "run": data["runs"][0].pk, "queued": data["queued"].pk}
+            "run": data["runs"][0].pk, "queued": data["queued"].pk, "key": data["key"].pk}
 
 
 def signed_in(client, role, data):
