@@ -57,17 +57,24 @@ ACCESS = {
     "corpora/<str:name>/evaluation": [
         ("POST", "/corpora/{held_out}/evaluation", {"evaluation": "on"}, LOGIN, 403, 302, 302)],
     "corpora/<str:name>/file": [("GET", "/corpora/{corpus}/file", None, LOGIN, 200, 200, 200)],
+    # used by runs and evaluations: the owner and staff are let in, then refused in words
+    "corpora/<str:name>/delete": [
+        ("POST", "/corpora/{corpus}/delete", {"confirm": "on"}, LOGIN, 403, 409, 409)],
     "runs/": [("GET", "/runs/", None, 200, 200, 200, 200)],
     "runs/new/": [("GET", "/runs/new/", None, LOGIN, 200, 200, 200),
                   ("POST", "/runs/new/", RUN_FORM, LOGIN, 403, 400, 400)],
     "runs/<int:run_id>/": [("GET", "/runs/{run}/", None, 200, 200, 200, 200)],
     "runs/<int:run_id>/cancel": [("POST", "/runs/{queued}/cancel", {}, LOGIN, 403, 302, 302)],
+    "runs/<int:run_id>/delete": [
+        ("POST", "/runs/{run}/delete", {"confirm": "on"}, LOGIN, 403, 409, 409)],
     "tokenizers/": [("GET", "/tokenizers/", None, 200, 200, 200, 200)],
     "tokenizers/import/": [
         ("GET", "/tokenizers/import/", None, LOGIN, 200, 200, 200),
         ("POST", "/tokenizers/import/", {"tokenizer": "{name}", "files": VERSION_FILE}, LOGIN,
          403, 302, 302)],
     "tokenizers/<str:name>/": [("GET", "/tokenizers/{name}/", None, 200, 200, 200, 200)],
+    "tokenizers/<str:name>/delete": [
+        ("POST", "/tokenizers/{name}/delete", {"confirm": "on"}, LOGIN, 403, 409, 409)],
     "tokenizers/<str:name>/<ref:ref>/": [
         ("GET", "/tokenizers/{name}/1/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/evaluate": [
@@ -93,7 +100,8 @@ ACCESS = {
     "api/openapi.json": [("GET", "/api/openapi.json", None, 200, 200, 200, 200)],
     "api/docs": [("GET", "/api/docs", None, 200, 200, 200, 200)],
     "api/tokenizers": [("GET", "/api/tokenizers", None, 200, 200, 200, 200)],
-    "api/tokenizers/<name>": [("GET", "/api/tokenizers/{name}", None, 200, 200, 200, 200)],
+    "api/tokenizers/<name>": [("GET", "/api/tokenizers/{name}", None, 200, 200, 200, 200),
+                              ("DELETE", "/api/tokenizers/{name}", {}, 401, 403, 409, 409)],
     "api/tokenizers/<name>/versions": [
         ("GET", "/api/tokenizers/{name}/versions", None, 200, 200, 200, 200)],
     "api/tokenizers/<name>/versions/<ref>": [
@@ -120,10 +128,12 @@ ACCESS = {
                     ("POST", "/api/corpora", {}, 401, 422, 422, 422),
                     ("POST", "/api/corpora", {"name": "{corpus}", "evaluation": "true",
                                               "file": CORPUS_FILE}, 401, 403, 200, 200)],
-    "api/corpora/<name>": [("GET", "/api/corpora/{corpus}", None, 200, 200, 200, 200)],
+    "api/corpora/<name>": [("GET", "/api/corpora/{corpus}", None, 200, 200, 200, 200),
+                           ("DELETE", "/api/corpora/{corpus}", {}, 401, 403, 409, 409)],
     "api/runs": [("POST", "/api/runs", {}, 401, 422, 422, 422),
                  ("POST", "/api/runs", RUN_JSON, 401, 403, 400, 400)],
-    "api/runs/<run_id>": [("GET", "/api/runs/{run}", None, 200, 200, 200, 200)],
+    "api/runs/<run_id>": [("GET", "/api/runs/{run}", None, 200, 200, 200, 200),
+                          ("DELETE", "/api/runs/{run}", {}, 401, 403, 409, 409)],
     "api/runs/<run_id>/cancel": [("POST", "/api/runs/{queued}/cancel", {}, 401, 403, 200, 200)],
     "api/compare": [
         ("GET", "/api/compare?versions={name}@1,{name}@2&corpus={held_out}", None,
@@ -161,6 +171,7 @@ def owned(registry_data, django_user_model):
     queued = start_training_run(corpora=[registry_data["corpus"]], tokenizer_name="prose-bpe",
                                 vocab_size=280, created_by=owner)  # sent on commit: never here
     key, _ = ApiKey.objects.create_key(owner, "the owner's")
+    Tokenizer.objects.create(name="spare-bpe", owner=owner)
     return {**registry_data, "owner": owner, "queued": queued, "key": key}
 
 
@@ -300,6 +311,9 @@ COMMANDS = [
      REFUSED, DONE, DONE, DONE),
     (["import_corpus", "{corpus_path}", "--name", "{corpus}", "--evaluation"],
      lambda data: Corpus.objects.get(name="prose").is_evaluation,
+     REFUSED, DONE, DONE, DONE),
+    (["delete", "tokenizer", "spare-bpe"],  # the owner's, with no version and no run
+     lambda data: not Tokenizer.objects.filter(name="spare-bpe").exists(),
      REFUSED, DONE, DONE, DONE),
 ]
 

@@ -32,6 +32,11 @@ class RunQuerySet(models.QuerySet):
         """Runs not finished yet (queued or running)."""
         return self.exclude(status__in=TrainingRun.FINISHED)
 
+    def without_versions(self):
+        """Runs that made no version (yet): queued, running, cancelled or failed ones, and
+        those whose versions are gone."""
+        return self.filter(versions=None, built_versions=None)
+
     def started_by(self, user):
         """``user``'s runs, the latest first (none for an anonymous visitor)."""
         if not user.is_authenticated:

@@ -9,11 +9,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from ..errors import RegistryError
+from ..errors import Invalid, RegistryError
 from ..forms import CorpusUploadForm, add_service_error
 from ..models import Corpus, check_name
 from ..services.corpora import import_staged_corpus, set_evaluation
-from ..services.permissions import may_switch_evaluation
+from ..services.deletions import corpus_dependents, delete_corpus
+from ..services.permissions import may_delete, may_switch_evaluation
 from ..storage import get_store
 from ..uploads import receives_upload, staged_upload
 from .access import readable
@@ -35,6 +36,9 @@ def corpus_detail(request, name):
     return render(request, "tokenizers_app/corpus.html", {
         "corpus": corpus, "sample": sample,
         "may_switch_evaluation": may_switch_evaluation(request.user, corpus),
+        "may_delete": may_delete(request.user, corpus.uploaded_by_id),
+        "dependents": corpus_dependents(corpus) if may_delete(request.user,
+                                                              corpus.uploaded_by_id) else [],
         "runs": corpus.runs.select_related("tokenizer").order_by("-created_at")[:50],
         "evaluations": corpus.evaluations.without_word_tokens().select_related(
                                  "version__tokenizer")
@@ -52,6 +56,23 @@ def corpus_evaluation(request, name):
                               f"is being evaluated on it" if corpus.is_evaluation else
                               f"{corpus.name} is no longer an evaluation corpus")
     return redirect("corpus", name=corpus.name)
+
+
+@login_required
+@require_POST
+def corpus_delete(request, name):
+    """Its uploader, or staff, once nothing depends on it (a refusal is a page in words)."""
+    corpus = get_object_or_404(Corpus, name=name)
+    confirmed(request)
+    delete_corpus(corpus=corpus, user=request.user)
+    messages.success(request, f"corpus {name} is deleted, and its file")
+    return redirect("corpora")
+
+
+def confirmed(request) -> None:
+    """A delete form's box must be ticked (``Invalid`` otherwise: nothing is deleted)."""
+    if request.POST.get("confirm") != "on":
+        raise Invalid("tick the box to confirm the deletion: nothing was deleted")
 
 
 @login_required
