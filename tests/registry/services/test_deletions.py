@@ -162,3 +162,21 @@ def test_a_tokenizer_whose_only_run_was_cancelled_links_the_run_and_says_why(cli
     html = client.get("/tokenizers/test-bpe/").content.decode()
     assert "Delete this tokenizer…" in html and f"1 run training it ({run.pk})" in html
     assert "Delete this run…" in client.get(f"/runs/{run.pk}/").content.decode()
+
+
+def test_a_cancelled_run_and_then_its_tokenizer_are_deleted_from_their_pages(client, corpus,
+                                                                             people):
+    run = start_training_run(corpora=[corpus], tokenizer_name="test-bpe", vocab_size=300,
+                             created_by=people["uploader"])
+    cancel_training_run(run=run, user=people["uploader"])
+    client.force_login(people["uploader"])
+    refused = client.post("/tokenizers/test-bpe/delete", {"confirm": "on"})
+    assert refused.status_code == 409 and f"1 run training it ({run.pk})" in \
+        refused.content.decode()
+    gone = client.post(f"/runs/{run.pk}/delete", {"confirm": "on"}, follow=True)
+    assert f"run {run.pk} is deleted" in gone.content.decode()
+    assert gone.redirect_chain[-1][0] == "/tokenizers/test-bpe/"
+    done = client.post("/tokenizers/test-bpe/delete", {"confirm": "on"}, follow=True)
+    assert "tokenizer test-bpe is deleted" in done.content.decode()
+    assert not Tokenizer.objects.filter(name="test-bpe").exists()
+    assert not TrainingRun.objects.exists()
