@@ -38,9 +38,12 @@ def refused_page(request, message: str, status: int) -> HttpResponse:
     """A page action the registry refused (a member posting "publish", say), as a page of the
     site: its header, the reason, and a way back (``way_back``)."""
     back, back_label = way_back(request)
-    return render(request, "refused.html", {"reason": message, "status": status,
-                                            "back": back, "back_label": back_label},
-                  status=status)
+    try:  # the page reads the session (its header names the user): the database must answer
+        return render(request, "refused.html", {"reason": message, "status": status,
+                                                "back": back, "back_label": back_label},
+                      status=status)
+    except (OperationalError, InterfaceError):
+        return refusal(request, message, status)
 
 
 def way_back(request) -> tuple[str, str]:

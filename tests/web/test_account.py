@@ -78,3 +78,16 @@ def test_a_key_name_too_long_is_refused_beside_its_field(client, registry_data):
     response = client.post("/account/keys", {"name": "x" * 101})
     assert response.status_code == 400 and not ApiKey.objects.exists()
     assert "at most 100 characters" in response.content.decode()
+
+
+def test_keys_beyond_the_cap_are_refused_until_one_is_revoked(client, registry_data,
+                                                            monkeypatch):
+    monkeypatch.setattr("tokenizers_app.views.account.MAX_ACTIVE_KEYS", 2)
+    client.force_login(registry_data["member"])
+    create(client, "one")
+    create(client, "two")
+    refused = client.post("/account/keys", {"name": "three"})
+    assert refused.status_code == 409 and "revoke one you no longer use" in \
+        refused.content.decode()
+    ApiKey.objects.filter(name="one").get().revoke()
+    create(client, "three")

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from ..errors import Invalid, RegistryError
+from ..errors import RegistryError
 from ..forms import CorpusUploadForm, add_service_error
 from ..models import Corpus, check_name
 from ..services.corpora import import_staged_corpus, set_evaluation
@@ -17,7 +17,7 @@ from ..services.deletions import corpus_dependents, delete_corpus
 from ..services.permissions import may_delete, may_switch_evaluation
 from ..storage import get_store
 from ..uploads import receives_upload, staged_upload
-from .access import readable
+from .access import confirmed, readable
 
 SAMPLE_BYTES = 2000
 
@@ -67,12 +67,6 @@ def corpus_delete(request, name):
     delete_corpus(corpus=corpus, user=request.user)
     messages.success(request, f"corpus {name} is deleted, and its file")
     return redirect("corpora")
-
-
-def confirmed(request) -> None:
-    """A delete form's box must be ticked (``Invalid`` otherwise: nothing is deleted)."""
-    if request.POST.get("confirm") != "on":
-        raise Invalid("tick the box to confirm the deletion: nothing was deleted")
 
 
 @login_required

@@ -18,8 +18,7 @@ from ..services.deletions import delete_run, run_dependents
 from ..services.permissions import may_cancel, may_delete
 from ..services.run_refusals import training_run_refusals
 from ..services.runs import cancel_training_run, start_training_run
-from .access import readable
-from .corpora import confirmed
+from .access import confirmed, readable
 
 CHART_POINTS = 400  # merges drawn on a run's chart of count against rank
 

@@ -22,8 +22,7 @@ from ..services.evaluations import request_evaluation
 from ..services.deletions import delete_tokenizer, tokenizer_dependents
 from ..services.permissions import may_add_version, may_delete
 from ..services.versions import IMPORT_FORMATS
-from .access import readable
-from .corpora import confirmed
+from .access import confirmed, readable
 
 PAGE_SIZE = 100
 RUNS_SHOWN = 10  # a tokenizer's runs that made no version, latest first
