@@ -13,6 +13,7 @@ import pytest
 from tests.browser.test_journey import PASSWORD, accessible
 from tests.registry.helpers import import_text, sample_text, train
 from tokenizers_app.models import Corpus, Evaluation
+from tokenizers_app.services.runs import cancel_training_run, start_training_run
 
 pytestmark = pytest.mark.slow
 # long names, as the demo's: a heading of the compare page's words table once ran into the next
@@ -35,6 +36,9 @@ def registry(transactional_db, django_user_model):
             train(corpus, name, vocab_size=size, algorithm=algorithm)
         for evaluation in Evaluation.objects.all():
             run_evaluation(evaluation_id=evaluation.pk)
+        cancelled = start_training_run(corpora=["held-out"], tokenizer_name="cancelled-bpe",
+                                       vocab_size=300, created_by=member)
+        cancel_training_run(run=cancelled, user=member)
     assert set(Evaluation.objects.values_list("status", flat=True)) == {"succeeded"}
     return member
 
@@ -142,6 +146,16 @@ def an_unused_corpus_is_deleted_and_a_used_one_refused(tab, width, spare):
     assert Corpus.objects.filter(name="prose").exists()
 
 
+def a_tokenizer_whose_only_run_was_cancelled_links_the_run(tab, width):
+    page = tab.go("/tokenizers/cancelled-bpe/")
+    assert "was cancelled (why below)" in page.inner_text("#no-version")
+    assert "before it saved a version" in page.inner_text("#runs-without-version")
+    accessible(tab, "dashboard-cancelled-tokenizer")
+    page.click("#no-version a")
+    page.wait_for_url(re.compile(r".*/runs/\d+/$"))
+    assert "Cancelled" in page.inner_text("#run-progress")
+
+
 @pytest.mark.parametrize("width", (1280, 390))
 def test_a_member_finds_compares_keeps_keys_and_tidies_up(visitor, registry, width, tmp_path):
     if shutil.which("curl") is None:
@@ -152,4 +166,5 @@ def test_a_member_finds_compares_keeps_keys_and_tidies_up(visitor, registry, wid
     three_versions_are_picked_for_compare_from_the_list(tab, width)
     spare = a_key_is_created_used_with_curl_and_revoked(tab, width, tmp_path)
     an_unused_corpus_is_deleted_and_a_used_one_refused(tab, width, spare)
+    a_tokenizer_whose_only_run_was_cancelled_links_the_run(tab, width)
     assert tab.page.evaluate("document.documentElement.scrollWidth") <= width
