@@ -180,3 +180,22 @@ def test_a_cancelled_run_and_then_its_tokenizer_are_deleted_from_their_pages(cli
     assert "tokenizer test-bpe is deleted" in done.content.decode()
     assert not Tokenizer.objects.filter(name="test-bpe").exists()
     assert not TrainingRun.objects.exists()
+
+
+def test_a_run_started_on_a_corpus_deleted_meanwhile_is_refused_in_words(corpus,
+                                                                        monkeypatch):
+    """The corpora are resolved before the run's transaction; one deleted in between is said,
+    not an integrity error."""
+    from tokenizers_app.services import runs
+
+    resolved = runs.resolve_corpora
+
+    def then_deleted(corpora):
+        found = resolved(corpora)
+        delete_corpus(corpus=found[0])
+        return found
+
+    monkeypatch.setattr(runs, "resolve_corpora", then_deleted)
+    with pytest.raises(runs.NotFound, match="deleted meanwhile"):
+        start_training_run(corpora=["prose"], tokenizer_name="late-bpe", vocab_size=300)
+    assert not TrainingRun.objects.exists()
