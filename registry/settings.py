@@ -138,7 +138,23 @@ def sqlite_database(path: Path) -> dict:
     }
 
 
-if os.environ.get("DATABASE_URL"):
+def sqlite_url_path(url: str) -> Path | None:
+    """The file of a ``sqlite:///PATH`` database URL (``sqlite:////abs/path`` is absolute,
+    ``sqlite:///rel/path`` relative to the working folder), or None for any other URL: such a
+    database gets the settings of the default SQLite (WAL, IMMEDIATE, busy timeout), as
+    ``SQLITE_PATH`` does, so a worker writing while a page posts waits instead of failing."""
+    if not url.startswith("sqlite:"):
+        return None
+    parsed = dj_database_url.parse(url)
+    if str(parsed["NAME"]) in ("", ":memory:"):
+        raise ImproperlyConfigured(f"DATABASE_URL={url} names no database file: write "
+                                   f"sqlite:////absolute/path.sqlite3, or set SQLITE_PATH")
+    return Path(parsed["NAME"])
+
+
+if os.environ.get("DATABASE_URL") and sqlite_url_path(os.environ["DATABASE_URL"]) is not None:
+    DATABASES = {"default": sqlite_database(sqlite_url_path(os.environ["DATABASE_URL"]))}
+elif os.environ.get("DATABASE_URL"):
     DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60,
                                                   conn_health_checks=True)}
 else:

@@ -94,19 +94,26 @@ class RunForm(forms.Form):
 
     def pattern_value(self) -> str:
         data = self.cleaned_data
-        return data["custom_pattern"] if data["pattern"] == "custom" else data["pattern"] or "gpt2"
+        if data.get("pattern") == "custom":
+            return data.get("custom_pattern", "")
+        return data.get("pattern") or "gpt2"
 
     def run_parameters(self) -> dict:
         """The chosen algorithm's parameters for ``start_training_run`` (the other's fields,
-        hidden on the page, are left out)."""
+        hidden on the page, are left out, and so is a field the form refused)."""
         data = self.cleaned_data
-        common = {"algorithm": data["algorithm"] or "byte_bpe", "vocab_size": data["vocab_size"],
-                  "special_tokens": data["special_tokens"], "sweep": data["sweep"],
-                  "min_frequency": data["min_frequency"]}
-        if data["algorithm"] == "char_bpe":
-            return {**common, "lowercase": data["lowercase"], "split": data["split"] or None,
-                    "min_word_frequency": data["min_word_frequency"]}
-        return {**common, "pattern": self.pattern_value()}
+        common = {"algorithm": data.get("algorithm") or "byte_bpe",
+                  "vocab_size": data.get("vocab_size"),
+                  "special_tokens": data.get("special_tokens"), "sweep": data.get("sweep"),
+                  "min_frequency": data.get("min_frequency")}
+        if common["algorithm"] == "char_bpe":
+            found = {**common, "lowercase": data.get("lowercase"),
+                     "split": data.get("split") or None,
+                     "min_word_frequency": data.get("min_word_frequency")}
+        else:
+            found = {**common, "pattern": self.pattern_value()}
+        return {name: value for name, value in found.items()
+                if name in self.cleaned_data or name in ("algorithm", "split", "pattern")}
 
     def byte_fields(self):
         return [self[name] for name in BYTE_FIELDS]

@@ -1,5 +1,6 @@
 """Requests refused before any view runs, and errors no view answered, in words: ``refusal`` is
-the one answer for both (JSON ``{"detail": ...}`` under ``/api/``, plain text for pages).
+the one answer for both (JSON ``{"detail": ...}`` under ``/api/``, plain text for pages). A
+registry error a page action met is the site's own page (``refused_page``) with a way back.
 
 A NUL byte in the address (no name in the registry holds one, and Postgres cannot even compare
 text that does) is a 400 with the reason. A registry error a page met and did not answer itself
@@ -12,6 +13,8 @@ from urllib.parse import unquote
 
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.defaults import page_not_found
 
 from .errors import NotFound, RegistryError, is_disk_full
@@ -31,6 +34,30 @@ def refusal(request, message: str, status: int) -> HttpResponse:
     return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
 
 
+def refused_page(request, message: str, status: int) -> HttpResponse:
+    """A page action the registry refused (a member posting "publish", say), as a page of the
+    site: its header, the reason, and a way back (``way_back``)."""
+    back, back_label = way_back(request)
+    try:  # the page reads the session (its header names the user): the database must answer
+        return render(request, "refused.html", {"reason": message, "status": status,
+                                                "back": back, "back_label": back_label},
+                      status=status)
+    except (OperationalError, InterfaceError):
+        return refusal(request, message, status)
+
+
+def way_back(request) -> tuple[str, str]:
+    """Where a refused page sends its reader back: the page they came from (``Referer``, when
+    it is this site's), else the page of the object the action was on (the address without its
+    last part: ``/runs/3/cancel`` -> ``/runs/3/``)."""
+    came_from = request.headers.get("Referer", "")
+    if came_from and url_has_allowed_host_and_scheme(came_from, {request.get_host()},
+                                                     request.is_secure()):
+        return came_from, "Back to the previous page"
+    parent = request.path.rstrip("/").rsplit("/", 1)[0] + "/"
+    return parent, f"Back to {parent}"
+
+
 class RequestGuardsMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
@@ -45,7 +72,9 @@ class RequestGuardsMiddleware:
         if isinstance(exception, NotFound):
             return page_not_found(request, Http404(str(exception)))
         if isinstance(exception, RegistryError):
-            return refusal(request, str(exception), exception.status)
+            if request.path.startswith("/api/"):
+                return refusal(request, str(exception), exception.status)
+            return refused_page(request, str(exception), exception.status)
         if isinstance(exception, (OperationalError, InterfaceError)):
             return database_gone(request, exception)
         if is_disk_full(exception):

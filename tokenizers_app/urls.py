@@ -4,8 +4,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import (compare, corpora, health, imports, leaderboard, metrics, runs, staff,
-                    versions)
+from .views import (account, compare, corpora, health, imports, leaderboard, metrics, runs,
+                    search, staff, versions)
 
 
 class RefConverter:
@@ -28,18 +28,24 @@ urlpatterns = [
     path("health", health.health, name="health"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/", account.account, name="account"),
+    path("account/keys", account.key_create, name="account_key_create"),
+    path("account/keys/<int:key_id>/revoke", account.key_revoke, name="account_key_revoke"),
     path("corpora/", corpora.corpus_list, name="corpora"),
     path("corpora/upload/", corpora.corpus_upload, name="corpus_upload"),
     path(f"corpora/{NAME}/", corpora.corpus_detail, name="corpus"),
     path(f"corpora/{NAME}/evaluation", corpora.corpus_evaluation, name="corpus_evaluation"),
     path(f"corpora/{NAME}/file", corpora.corpus_file, name="corpus_file"),
+    path(f"corpora/{NAME}/delete", corpora.corpus_delete, name="corpus_delete"),
     path("runs/", runs.run_list, name="runs"),
     path("runs/new/", runs.run_new, name="run_new"),
     path("runs/<int:run_id>/", runs.run_detail, name="run"),
     path("runs/<int:run_id>/cancel", runs.run_cancel, name="run_cancel"),
+    path("runs/<int:run_id>/delete", runs.run_delete, name="run_delete"),
     path("tokenizers/", leaderboard.tokenizer_list, name="tokenizers"),
     path("tokenizers/import/", imports.tokenizer_import, name="tokenizer_import"),
     path(f"tokenizers/{NAME}/", versions.tokenizer_detail, name="tokenizer"),
+    path(f"tokenizers/{NAME}/delete", versions.tokenizer_delete, name="tokenizer_delete"),
     path(f"tokenizers/{NAME}/<ref:ref>/", versions.version_detail, name="version"),
     path(f"tokenizers/{NAME}/<ref:ref>/evaluate", versions.version_evaluate, name="evaluate"),
     path(f"tokenizers/{NAME}/<ref:ref>/vocab/", versions.version_vocab, name="vocab"),
@@ -52,5 +58,6 @@ urlpatterns = [
     path(f"tokenizers/{NAME}/<ref:ref>/publish", staff.version_publish, name="version_publish"),
     path("compare/", compare.compare, name="compare"),
     path("metrics/", metrics.glossary, name="metrics"),
+    path("search/", search.search, name="search"),
     path("playground/", compare.playground, name="playground"),
 ]

@@ -241,3 +241,23 @@ def test_evaluation_rows_are_titled_by_version_and_corpus_and_units_show_once(st
     coverage = metric_number(evaluation.metrics["word_coverage"], "word_coverage",
                              percent_sign=False)
     assert f">{coverage}<" in listing and "\u00a0%<" not in listing
+
+
+def test_alias_history_rows_are_titled_by_the_move_not_as_objects(staff_client, versions):
+    """They were titled "AliasMove object (1)"."""
+    first, second = versions
+    staff = User.objects.create_user("boss", is_staff=True)
+    move_alias(version=first, name="production", user=staff)
+    alias = move_alias(version=second, name="production", user=staff)
+    html = staff_client.get(f"/admin/tokenizers_app/alias/{alias.pk}/change/").content.decode()
+    assert "AliasMove object" not in html
+    assert "prose-bpe@production: new → 1" in html
+    assert "prose-bpe@production: 1 → 2" in html
+
+
+def test_the_admin_says_why_nothing_is_deleted_there_and_where_it_is(staff_client, versions):
+    """It refused every delete without a word, and the README did not say why."""
+    for model in ("corpus", "tokenizer", "trainingrun", "tokenizerversion"):
+        html = staff_client.get(f"/admin/tokenizers_app/{model}/").content.decode()
+        assert "Nothing is deleted here." in html, model
+        assert "manage.py delete" in html and "Versions are never deleted" in html

@@ -81,3 +81,23 @@ def test_unknown_names_are_one_line_errors(registry_data):
                  ("compare", "prose-bpe@1", "--corpus", "prose")]:
         with pytest.raises(CommandError):
             run(*args)
+
+
+def test_compare_says_n_a_where_the_compare_page_does(registry_data, client):
+    """A metric not defined for a version's kind (byte-level BPE's unknown rate, beside a
+    character-level version) printed "—" where the page prints "n/a"."""
+    from tokenizers_app.services.evaluations import evaluate_version
+
+    from .helpers import train
+
+    char = train(registry_data["corpus"], "prose-char", vocab_size=400,
+                 algorithm="char_bpe").versions.get()
+    evaluate_version(version=char, corpus=registry_data["held_out"])
+    table = run("compare", "prose-bpe@1", "prose-char@1", "--corpus", "held-out")
+    [unknown] = [line for line in table.splitlines() if line.startswith("Unknown rate")]
+    assert unknown.split()[2] == "n/a" and "—" not in unknown
+    html = client.get("/compare/?versions=prose-bpe@1,prose-char@1&corpus=held-out")
+    cells = html.content.decode().split('data-metric="unknown_rate">', 2)
+    assert cells[1].split("</td>")[0].endswith("n/a</span>")
+    only_bytes = run("compare", "prose-bpe@1", "prose-bpe@2", "--corpus", "held-out")
+    assert "Unknown rate" not in only_bytes  # the page hides a row no version reports

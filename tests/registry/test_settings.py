@@ -184,3 +184,59 @@ def test_storage_url_names_a_bucket_and_its_keys_come_from_the_standard_variable
     small = subprocess.run([sys.executable, "-c", show], cwd=REPO, capture_output=True,
                            text=True, env={**env, "STORAGE_PART_BYTES": "1000"})
     assert "parts of a multipart upload of 5 MiB" in small.stderr
+
+
+def test_a_sqlite_database_url_gets_the_default_sqlite_settings(tmp_path):
+    """``DATABASE_URL=sqlite:///PATH`` once gave 503 "database is locked" as soon as a worker
+    wrote while a page posted: it lacked the busy timeout, WAL and IMMEDIATE transactions."""
+    path = tmp_path / "elsewhere.sqlite3"
+    shown = load_settings(tmp_path, DATABASE_URL=f"sqlite:///{path}")
+
+    assert shown["engine"] == "django.db.backends.sqlite3"
+    assert shown["name"] == str(path)
+    assert shown["options"]["transaction_mode"] == "IMMEDIATE"
+    assert shown["options"]["timeout"] == 30
+    assert "journal_mode=WAL" in shown["options"]["init_command"]
+
+
+def test_a_sqlite_database_url_without_a_file_is_refused_in_words(tmp_path):
+    shown = load_settings(tmp_path, DATABASE_URL="sqlite://:memory:")
+    assert "names no database file" in shown and "SQLITE_PATH" in shown
+
+
+WRITER = """
+import os, sys, time
+import django
+os.environ["DJANGO_SETTINGS_MODULE"] = "registry.settings"
+django.setup()
+from django.db import connection, transaction
+role, signal = sys.argv[1], sys.argv[2]
+with connection.cursor() as cursor:
+    cursor.execute("CREATE TABLE IF NOT EXISTS writes (x integer)")
+if role == "second":
+    while not os.path.exists(signal):
+        time.sleep(0.02)
+with transaction.atomic(), connection.cursor() as cursor:  # read, then write: a worker's way
+    cursor.execute("SELECT count(*) FROM writes")
+    if role == "second":
+        time.sleep(0.2)  # the first commits while this one holds its read
+    cursor.execute("INSERT INTO writes VALUES (1)")
+    if role == "first":
+        open(signal, "w").close()
+        time.sleep(1.5)
+print("written")
+"""
+
+
+def test_two_writers_on_a_sqlite_database_url_queue_up_instead_of_failing(tmp_path):
+    """With ``DATABASE_URL=sqlite:///...`` a second writer (a page posting a run while a worker
+    saves an evaluation) got "database is locked" at once: no WAL, no IMMEDIATE transactions."""
+    clean = {k: v for k, v in os.environ.items() if k not in NAMES}
+    env = {**clean, "REGISTRY_VAR_DIR": str(tmp_path),
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'load.sqlite3'}"}
+    signal = tmp_path / "first-holds-the-lock"
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, role, str(signal)], cwd=REPO,
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True) for role in ("first", "second")]
+    results = [writer.communicate(timeout=60) for writer in writers]
+    assert [out.strip() for out, _ in results] == ["written", "written"], results[1][1][-800:]

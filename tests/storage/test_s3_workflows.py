@@ -171,3 +171,16 @@ def test_the_corpus_file_page_streams_from_the_bucket(client, bucket, django_use
     answer = client.get("/corpora/prose/file")
     assert answer.status_code == 200 and int(answer["Content-Length"]) == corpus.size_bytes
     assert b"".join(answer.streaming_content) == sample_text(3000).encode()
+
+
+def test_deleting_an_unused_corpus_removes_its_object_from_the_bucket(
+        client, bucket, weed, settings, member_key, django_capture_on_commit_callbacks):
+    response = upload(client, b"a mistaken upload\n" * 100, "mistake", member_key)
+    assert response.status_code == 201, response.content
+    corpus = Corpus.objects.get(name="mistake")
+    assert f"registry/corpora/{corpus.sha256}.txt" in weed.objects(bucket)
+    with django_capture_on_commit_callbacks(execute=True):
+        gone = client.delete("/api/corpora/mistake", **bearer(member_key))
+    assert gone.status_code == 204
+    assert weed.objects(bucket) == {} and list(damaged_corpora()) == []
+    assert sweep_leftovers(min_age_seconds=0)["corpus files"] == []

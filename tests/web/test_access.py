@@ -26,7 +26,7 @@ from django.urls import URLResolver, get_resolver, reverse
 from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.formats import dumps_tokenizer
 from tokenizers_app.errors import Forbidden
-from tokenizers_app.models import Corpus, Tokenizer, TokenizerVersion, TrainingRun
+from tokenizers_app.models import ApiKey, Corpus, Tokenizer, TokenizerVersion, TrainingRun
 from tokenizers_app.services.runs import start_training_run
 
 LOGIN = "login"
@@ -46,23 +46,35 @@ ACCESS = {
     "health": [("GET", "/health", None, 200, 200, 200, 200)],
     "favicon.ico": [("GET", "/favicon.ico", None, 302, 302, 302, 302)],
     "accounts/login/": [("GET", "/accounts/login/", None, 200, 200, 200, 200)],
+    "account/": [("GET", "/account/", None, LOGIN, 200, 200, 200)],
+    "account/keys": [("POST", "/account/keys", {"name": "ci"}, LOGIN, 201, 201, 201)],
+    # the owner's key: its holder revokes it; anyone else, staff too, finds no such key here
+    "account/keys/<int:key_id>/revoke": [
+        ("POST", "/account/keys/{key}/revoke", {}, LOGIN, 404, 302, 404)],
     "corpora/": [("GET", "/corpora/", None, 200, 200, 200, 200)],
     "corpora/upload/": [("GET", "/corpora/upload/", None, LOGIN, 200, 200, 200)],
     "corpora/<str:name>/": [("GET", "/corpora/{corpus}/", None, 200, 200, 200, 200)],
     "corpora/<str:name>/evaluation": [
         ("POST", "/corpora/{held_out}/evaluation", {"evaluation": "on"}, LOGIN, 403, 302, 302)],
     "corpora/<str:name>/file": [("GET", "/corpora/{corpus}/file", None, LOGIN, 200, 200, 200)],
+    # used by runs and evaluations: the owner and staff are let in, then refused in words
+    "corpora/<str:name>/delete": [
+        ("POST", "/corpora/{corpus}/delete", {"confirm": "on"}, LOGIN, 403, 409, 409)],
     "runs/": [("GET", "/runs/", None, 200, 200, 200, 200)],
     "runs/new/": [("GET", "/runs/new/", None, LOGIN, 200, 200, 200),
                   ("POST", "/runs/new/", RUN_FORM, LOGIN, 403, 400, 400)],
     "runs/<int:run_id>/": [("GET", "/runs/{run}/", None, 200, 200, 200, 200)],
     "runs/<int:run_id>/cancel": [("POST", "/runs/{queued}/cancel", {}, LOGIN, 403, 302, 302)],
+    "runs/<int:run_id>/delete": [
+        ("POST", "/runs/{run}/delete", {"confirm": "on"}, LOGIN, 403, 409, 409)],
     "tokenizers/": [("GET", "/tokenizers/", None, 200, 200, 200, 200)],
     "tokenizers/import/": [
         ("GET", "/tokenizers/import/", None, LOGIN, 200, 200, 200),
         ("POST", "/tokenizers/import/", {"tokenizer": "{name}", "files": VERSION_FILE}, LOGIN,
          403, 302, 302)],
     "tokenizers/<str:name>/": [("GET", "/tokenizers/{name}/", None, 200, 200, 200, 200)],
+    "tokenizers/<str:name>/delete": [
+        ("POST", "/tokenizers/{name}/delete", {"confirm": "on"}, LOGIN, 403, 409, 409)],
     "tokenizers/<str:name>/<ref:ref>/": [
         ("GET", "/tokenizers/{name}/1/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/evaluate": [
@@ -81,13 +93,15 @@ ACCESS = {
         ("POST", "/tokenizers/{name}/1/publish", {}, LOGIN, 403, 403, 302)],
     "compare/": [("GET", "/compare/?versions={name}@1,{name}@2", None, 200, 200, 200, 200)],
     "metrics/": [("GET", "/metrics/", None, 200, 200, 200, 200)],
+    "search/": [("GET", "/search/?q=prose", None, 200, 200, 200, 200)],
     "playground/": [
         ("GET", "/playground/?versions={name}@1&text=hi", None, 200, 200, 200, 200)],
     "api/": [("GET", "/api/", None, 404, 404, 404, 404)],
     "api/openapi.json": [("GET", "/api/openapi.json", None, 200, 200, 200, 200)],
     "api/docs": [("GET", "/api/docs", None, 200, 200, 200, 200)],
     "api/tokenizers": [("GET", "/api/tokenizers", None, 200, 200, 200, 200)],
-    "api/tokenizers/<name>": [("GET", "/api/tokenizers/{name}", None, 200, 200, 200, 200)],
+    "api/tokenizers/<name>": [("GET", "/api/tokenizers/{name}", None, 200, 200, 200, 200),
+                              ("DELETE", "/api/tokenizers/{name}", {}, 401, 403, 409, 409)],
     "api/tokenizers/<name>/versions": [
         ("GET", "/api/tokenizers/{name}/versions", None, 200, 200, 200, 200)],
     "api/tokenizers/<name>/versions/<ref>": [
@@ -114,10 +128,12 @@ ACCESS = {
                     ("POST", "/api/corpora", {}, 401, 422, 422, 422),
                     ("POST", "/api/corpora", {"name": "{corpus}", "evaluation": "true",
                                               "file": CORPUS_FILE}, 401, 403, 200, 200)],
-    "api/corpora/<name>": [("GET", "/api/corpora/{corpus}", None, 200, 200, 200, 200)],
+    "api/corpora/<name>": [("GET", "/api/corpora/{corpus}", None, 200, 200, 200, 200),
+                           ("DELETE", "/api/corpora/{corpus}", {}, 401, 403, 409, 409)],
     "api/runs": [("POST", "/api/runs", {}, 401, 422, 422, 422),
                  ("POST", "/api/runs", RUN_JSON, 401, 403, 400, 400)],
-    "api/runs/<run_id>": [("GET", "/api/runs/{run}", None, 200, 200, 200, 200)],
+    "api/runs/<run_id>": [("GET", "/api/runs/{run}", None, 200, 200, 200, 200),
+                          ("DELETE", "/api/runs/{run}", {}, 401, 403, 409, 409)],
     "api/runs/<run_id>/cancel": [("POST", "/api/runs/{queued}/cancel", {}, 401, 403, 200, 200)],
     "api/compare": [
         ("GET", "/api/compare?versions={name}@1,{name}@2&corpus={held_out}", None,
@@ -154,12 +170,14 @@ def owned(registry_data, django_user_model):
     Corpus.objects.update(uploaded_by=owner)
     queued = start_training_run(corpora=[registry_data["corpus"]], tokenizer_name="prose-bpe",
                                 vocab_size=280, created_by=owner)  # sent on commit: never here
-    return {**registry_data, "owner": owner, "queued": queued}
+    key, _ = ApiKey.objects.create_key(owner, "the owner's")
+    Tokenizer.objects.create(name="spare-bpe", owner=owner)
+    return {**registry_data, "owner": owner, "queued": queued, "key": key}
 
 
 def names_in(data) -> dict:
     return {"name": "prose-bpe", "corpus": data["corpus"].name, "held_out": data["held_out"].name,
-            "run": data["runs"][0].pk, "queued": data["queued"].pk}
+            "run": data["runs"][0].pk, "queued": data["queued"].pk, "key": data["key"].pk}
 
 
 def signed_in(client, role, data):
@@ -294,6 +312,9 @@ COMMANDS = [
     (["import_corpus", "{corpus_path}", "--name", "{corpus}", "--evaluation"],
      lambda data: Corpus.objects.get(name="prose").is_evaluation,
      REFUSED, DONE, DONE, DONE),
+    (["delete", "tokenizer", "spare-bpe"],  # the owner's, with no version and no run
+     lambda data: not Tokenizer.objects.filter(name="spare-bpe").exists(),
+     REFUSED, DONE, DONE, DONE),
 ]
 
 
@@ -364,3 +385,23 @@ def test_a_tokenizers_page_says_who_adds_versions(client, owned):
     Tokenizer.objects.update(owner=None)
     assert "Owner: none: only staff add versions" in \
         client.get("/tokenizers/prose-bpe/").content.decode()
+
+
+def test_a_refused_page_action_is_a_page_of_the_site_with_a_way_back(client, owned):
+    """A member posting "publish" once got a blank page holding one sentence."""
+    signed_in(client, "member", owned)
+    refused = client.post("/tokenizers/prose-bpe/1/publish")
+    html = refused.content.decode()
+    assert refused.status_code == 403 and refused["Content-Type"].startswith("text/html")
+    assert '<header class="top">' in html and "Sign out" in html  # the site's header
+    assert "only staff" in html.lower()
+    assert '<a href="/tokenizers/prose-bpe/1/" id="way-back">' in html  # the object's page
+    came_from = client.post("/tokenizers/prose-bpe/1/publish",
+                            HTTP_REFERER="http://testserver/tokenizers/prose-bpe/")
+    assert '<a href="http://testserver/tokenizers/prose-bpe/" id="way-back">Back to the ' \
+           'previous page' in came_from.content.decode()
+    elsewhere = client.post("/tokenizers/prose-bpe/1/publish",
+                            HTTP_REFERER="https://elsewhere.example/")
+    assert "elsewhere.example" not in elsewhere.content.decode()
+    api = client.post("/api/tokenizers/prose-bpe/versions/1/publish")  # the API stays JSON
+    assert api["Content-Type"].startswith("application/json")

@@ -162,3 +162,46 @@ def test_a_corpus_file_is_served_only_to_signed_in_users(client, registry_data):
     client.force_login(registry_data["member"])
     response = client.get("/corpora/prose/file")
     assert b"".join(response.streaming_content) == registry_data["corpus"].path.read_bytes()
+
+
+def test_the_run_form_shows_every_error_at_once(client, registry_data):
+    """A name error once hid the ``<unk>`` error until the next submit."""
+    client.force_login(registry_data["member"])
+    response = client.post("/runs/new/", {
+        "tokenizer": "bad name", "corpus": "prose", "algorithm": "char_bpe", "vocab_size": 400,
+        "special_tokens": "<s>", "min_frequency": 0, "sweep": "5000"})
+    assert response.status_code == 400
+    errors = response.context["form"].errors
+    assert "tokenizer name 'bad name' is not valid" in errors["tokenizer"][0]
+    assert "needs the unknown token '<unk>'" in errors["special_tokens"][0]
+    assert "min frequency must be an integer >= 1" in errors["min_frequency"][0]
+    assert "sweep vocab size 5000" in errors["sweep"][0]
+    html = response.content.decode()
+    assert "not valid" in html and "unknown token" in html  # both on the page
+    assert not TrainingRun.objects.filter(tokenizer__name="bad name").exists()
+
+
+def test_a_field_the_form_refuses_does_not_hide_the_workflows_errors(client, registry_data):
+    client.force_login(registry_data["member"])
+    response = client.post("/runs/new/", {
+        "tokenizer": "prose-bpe", "corpus": "prose", "vocab_size": "",
+        "special_tokens": "<s>\n<s>", "min_frequency": 1})
+    errors = response.context["form"].errors
+    assert response.status_code == 403  # prose-bpe is not the member's: said first
+    assert "only its owner or staff" in errors["tokenizer"][0]
+    assert errors["vocab_size"] == ["This field is required."]
+    assert "<s>" in errors["special_tokens"][0]
+
+
+def test_the_upload_and_import_forms_show_the_names_error_beside_the_missing_files(
+        client, registry_data):
+    client.force_login(registry_data["member"])
+    upload_form = client.post("/corpora/upload/", {"name": "bad name"})
+    errors = upload_form.context["form"].errors
+    assert "choose a UTF-8 text file" in errors["__all__"][0]
+    assert "corpus name 'bad name' is not valid" in errors["name"][0]
+    import_form = client.post("/tokenizers/import/", {"tokenizer": "prose-bpe"})
+    errors = import_form.context["form"].errors
+    assert import_form.status_code == 403
+    assert "choose the tokenizer's files" in errors["__all__"][0]
+    assert "only its owner or staff" in errors["tokenizer"][0]

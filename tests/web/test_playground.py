@@ -93,3 +93,17 @@ def test_20000_characters_come_back_in_a_fraction_of_the_old_html(client, regist
     tokens = sum(len(v.load_tokenizer().encode_ordinary(text))
                  for v in (registry_data["small"], registry_data["large"]))
     assert len(html.encode()) < 40 * tokens
+
+
+def test_two_unknown_versions_are_both_named_and_no_results_chrome_is_shown(client,
+                                                                          registry_data):
+    """It once named only the first, then still showed the link, the legend and the
+    baselines below the error."""
+    html = post(client, "nothing@1,prose-bpe@1,absent@2", "Hello world")
+    results = html.split('id="results"', 1)[1]
+    assert "no tokenizer named &#x27;nothing&#x27;" in results
+    assert "no tokenizer named &#x27;absent&#x27;" in results
+    assert "Link to these results" not in results
+    assert "Each colored box is one token" not in results
+    assert "Baselines, for scale" not in results
+    assert "Type a text" not in results

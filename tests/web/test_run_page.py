@@ -122,3 +122,30 @@ def test_a_queued_run_speaks_of_waiting_without_warning(client, registry_data):
     run.mark_unsent()
     assert "Its task could not be sent: the task queue did not answer" in page(
         client, f"/runs/{run.pk}/")
+
+
+def test_a_char_level_run_below_its_alphabet_says_why_its_version_is_larger(client, settings,
+                                                                            tmp_path):
+    """It once "succeeded" with 334 tokens for a requested 10, with no word about it."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    corpus = import_text("the quick brown fox jumps over the lazy dog " * 20, "letters")
+    run = train(corpus, "letters-char", vocab_size=10, algorithm="char_bpe")
+    version = run.versions.get()
+    assert version.vocab_size > 10
+    html = page(client, f"/runs/{run.pk}/")
+    assert "Larger than asked:" in html
+    assert f"the version has {version.vocab_size} tokens, not the 10 asked for" in html
+    assert "Stopped early" not in html
+    assert "every word kept" in html and "fewer than 1 time" not in html
+
+
+def test_the_finished_line_does_not_set_the_merge_rate_beside_the_whole_runs_time(client,
+                                                                                  registry_data):
+    """"Finished in 1.4 s at 131237 merges/s" put the merge stage's rate beside the whole
+    run's time."""
+    run = registry_data["runs"][0]
+    html = page(client, f"/runs/{run.pk}/")
+    finished = html.split("Finished in", 1)[1].split("</p>", 1)[0]
+    assert "the merge stage took" in finished and "merges/s" in finished
+    assert "</strong> at " not in finished
+    assert "Larger than asked" not in html  # byte-level: never

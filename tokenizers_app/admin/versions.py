@@ -224,18 +224,13 @@ class AliasForm(forms.ModelForm):
         return data
 
 
-class AliasMoveInline(admin.TabularInline):
+class AliasMoveInline(StaffInline):
+    """The alias's history, each row titled by its move (``AliasMove.__str__``)."""
+
     model = AliasMove
     fk_name = "alias"
     fields = ["from_version", "to_version", "moved_by", "moved_at"]
     readonly_fields = fields
-    extra = 0
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Alias)

@@ -8,6 +8,7 @@ from ninja.files import UploadedFile
 from ..errors import Invalid
 from ..models import Corpus
 from ..services.corpora import import_staged_corpus
+from ..services.deletions import delete_corpus
 from ..shapes import CorpusOut, CorpusUploadOut
 from ..uploads import staged_upload
 from .auth import READ, WRITE
@@ -28,6 +29,15 @@ def list_corpora(request, page: int = Query(1, ge=1, le=MAX_PAGE),
 def get_corpus(request, name: str):
     [corpus] = Corpus.objects.by_names([name])
     return CorpusOut.of(corpus)
+
+
+@router.delete("/{name}", response={204: None, **ERRORS}, auth=WRITE)
+def remove_corpus(request, name: str):
+    """Delete a corpus that no run trained on and no evaluation was computed on, with its file
+    (204): its uploader or staff (403 for anyone else); 409 saying what depends on it."""
+    [corpus] = Corpus.objects.by_names([name])
+    delete_corpus(corpus=corpus, user=request.user)
+    return Status(204, None)
 
 
 @router.post("", response={201: CorpusUploadOut, 200: CorpusUploadOut, **ERRORS}, auth=WRITE)

@@ -7,6 +7,7 @@ from ninja import Router, Schema, Status
 
 from ..models import TrainingRun
 from ..services.queue import QueueUnavailable
+from ..services.deletions import delete_run
 from ..services.runs import cancel_training_run, start_training_run
 from ..shapes import RunOut
 from .auth import READ, WRITE
@@ -70,3 +71,11 @@ def get_run(request, run_id: int):
 def cancel_run(request, run_id: int):
     """The user who started the run, or staff (403 for anyone else)."""
     return RunOut.of(cancel_training_run(run=_run(run_id), user=request.user))
+
+
+@router.delete("/{run_id}", response={204: None, **ERRORS}, auth=WRITE)
+def remove_run(request, run_id: int):
+    """Delete a finished run that made no version (204): the user who started it or staff
+    (403 for anyone else); 409 saying what depends on it, or that it is not finished."""
+    delete_run(run=_run(run_id), user=request.user)
+    return Status(204, None)

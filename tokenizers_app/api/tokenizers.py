@@ -12,6 +12,7 @@ from ..services.versions import IMPORT_FORMATS
 from ..downloads import artifact_response
 from ..errors import Invalid, NotFound, TooLarge
 from ..models import Corpus, Tokenizer, TokenizerVersion
+from ..services.deletions import delete_tokenizer
 from ..services.downloads import render_download
 from ..services.evaluations import request_evaluation
 from ..services.staff import deprecate_version, move_alias, publish_version
@@ -59,6 +60,17 @@ def get_tokenizer(request, name: str):
     if tokenizer is None:
         raise NotFound(f"no tokenizer named {name!r}")
     return TokenizerOut.of(tokenizer)
+
+
+@router.delete("/{name}", response={204: None, **ERRORS}, auth=WRITE)
+def remove_tokenizer(request, name: str):
+    """Delete a tokenizer that has no version and no run (204): its owner or staff (403 for
+    anyone else); 409 saying what depends on it. Versions are never deleted: deprecate them."""
+    tokenizer = Tokenizer.objects.filter(name=name).first()
+    if tokenizer is None:
+        raise NotFound(f"no tokenizer named {name!r}")
+    delete_tokenizer(tokenizer=tokenizer, user=request.user)
+    return Status(204, None)
 
 
 @router.get("/{name}/versions", response={200: VersionPage, **ERRORS}, auth=READ)

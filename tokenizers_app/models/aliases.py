@@ -60,3 +60,8 @@ class AliasMove(models.Model):
 
     class Meta:
         ordering = ["-moved_at", "-id"]
+
+    def __str__(self) -> str:
+        """``prose-bpe@production: 1 → 2`` (``new → 1`` when the move created the alias)."""
+        start = self.from_version.number if self.from_version_id else "new"
+        return f"{self.alias}: {start} → {self.to_version.number}"

@@ -32,6 +32,11 @@ class RunQuerySet(models.QuerySet):
         """Runs not finished yet (queued or running)."""
         return self.exclude(status__in=TrainingRun.FINISHED)
 
+    def without_versions(self):
+        """Runs that made no version (yet): queued, running, cancelled or failed ones, and
+        those whose versions are gone."""
+        return self.filter(versions=None, built_versions=None)
+
     def started_by(self, user):
         """``user``'s runs, the latest first (none for an anonymous visitor)."""
         if not user.is_authenticated:
@@ -137,6 +142,12 @@ class TrainingRun(models.Model):
     def stop_reason(self) -> str:
         """Why the run made fewer merges than asked ("" when it made them all, or is not done)."""
         return self.options.get("stop_reason", "")
+
+    @property
+    def larger_reason(self) -> str:
+        """Why a character-level run's version is larger than the vocab size asked for (its
+        whole alphabet is always kept), "" when it is not."""
+        return self.options.get("larger_reason", "")
 
     @property
     def core_path(self) -> str:

@@ -56,6 +56,22 @@ class VersionQuerySet(models.QuerySet):
     def ready(self):
         return self.filter(status=TokenizerVersion.Status.READY)
 
+    def searched(self, query: str):
+        """The ready versions a search box's ``NAME@REF`` finds, latest first: ``web@`` every
+        version of the tokenizers whose name holds ``web``, ``web@3`` their version 3,
+        ``web@prod`` those an alias starting with ``prod`` points at. Without an ``@``: none
+        (the tokenizers found list theirs)."""
+        name, at, ref = query.partition("@")
+        if not at:
+            return self.none()
+        found = self.ready().filter(tokenizer__name__icontains=name.strip())
+        ref = ref.strip()
+        if ref.isascii() and ref.isdigit():
+            found = found.filter(number=int(ref))
+        elif ref:
+            found = found.filter(aliases__name__startswith=ref.lower())
+        return found.select_related("tokenizer").order_by("tokenizer__name", "-number").distinct()
+
     def latest_first(self):
         """The ready versions, the latest (highest number) first: what a tokenizer's bare name
         means (``resolve("web-en")``), and its ``latest`` in ``with_latest``."""
@@ -95,8 +111,8 @@ class VersionQuerySet(models.QuerySet):
 
     def resolve_many(self, refs, most: int = 8) -> list[TokenizerVersion]:
         """``resolve_many("web@1,web@production")``: the versions of a comma-separated list (or a
-        list) of refs, in order; an empty list, a repeat or more than ``most`` raise ``Invalid``.
-        """
+        list) of refs, in order; an empty list, a repeat or more than ``most`` raise ``Invalid``,
+        and refs that name nothing raise the first one's error naming each of them."""
         refs = [r.strip() for r in (refs.split(",") if isinstance(refs, str) else refs)]
         refs = [r for r in refs if r]
         if not refs:
@@ -105,7 +121,14 @@ class VersionQuerySet(models.QuerySet):
         if len(refs) > most:
             raise Invalid(f"compare at most {most} versions at once, not {len(refs)}",
                           field="versions")
-        versions = [self.resolve(ref) for ref in refs]
+        versions, refused = [], []
+        for ref in refs:  # every ref that names nothing is named, not the first alone
+            try:
+                versions.append(self.resolve(ref))
+            except (NotFound, Invalid) as exc:
+                refused.append(exc)
+        if refused:
+            raise type(refused[0])("; ".join(map(str, refused)), field="versions")
         if len({v.pk for v in versions}) < len(versions):
             raise Invalid(f"{', '.join(refs)} name the same version twice", field="versions")
         return versions

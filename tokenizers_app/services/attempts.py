@@ -183,5 +183,18 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter,
         options = {**run.options, "core_path": CORE_PATH}  # which BPE core ran the merges
         if result.stop_reason:  # fewer merges than asked: the run page says why
             options["stop_reason"] = result.stop_reason
+        if len(full.vocab) > run.vocab_size:  # a char-level alphabet above it: said too
+            options["larger_reason"] = larger_reason(run, full)
         run.finish(Status.SUCCEEDED, stage=Stage.SAVE, progress_done=1, progress_total=1,
                    merges_per_second=rate, stage_seconds=seconds, options=options)
+
+
+def larger_reason(run: TrainingRun, full) -> str:
+    """Why the version of a character-level run holds more tokens than asked: training keeps
+    the whole alphabet it saw (as Hugging Face's trainer does), so a vocab size below special
+    tokens + alphabet gives exactly those, with no merge."""
+    base = len(full.vocab) - len(full.merges)
+    return (f"the version has {len(full.vocab):,} tokens, not the {run.vocab_size:,} asked for: "
+            f"character-level BPE keeps every character seen in training, and this corpus's "
+            f"alphabet with the special tokens is {base:,} tokens. Ask for more than {base:,} "
+            f"to learn merges.")

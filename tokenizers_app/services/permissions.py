@@ -8,6 +8,8 @@ to show only the buttons a user may press. Reads are open to all and are not che
 - Cancel a run: the user who started it, or staff.
 - Switch a corpus's evaluation flag: its uploader, or staff.
 - Publish, deprecate and annotate versions, move aliases: staff.
+- Delete a corpus, a tokenizer or a run that nothing depends on (``services.deletions``): its
+  uploader, owner or starter, or staff.
 
 ``OPERATOR`` is whoever runs a management command without ``--user`` (and the demo loader): it
 has full rights, as the person who already holds the server and its database, and is recorded
@@ -105,3 +107,17 @@ def check_staff(user, action: str) -> None:
     """``Forbidden`` unless ``user`` is staff: ``check_staff(user, "move aliases")``."""
     if not is_staff(user):
         raise Forbidden(f"only staff can {action}")
+
+
+def may_delete(user, owner_id: int | None) -> bool:
+    """Whether ``user`` may delete a corpus, tokenizer or run whose uploader, owner or starter
+    is ``owner_id``: that user, or staff."""
+    return is_staff(user) or _is_owner(user, owner_id)
+
+
+def check_may_delete(user, what: str, owner, role: str) -> None:
+    """``check_may_delete(user, "corpus 'web'", corpus.uploaded_by, "uploader")``."""
+    if not may_delete(user, getattr(owner, "pk", None)):
+        who = f"its {role} is {_owner_name(owner)}" if owner is not None else f"it has no {role}"
+        raise Forbidden(f"{what} cannot be deleted by you: {who}, and only its {role} or staff "
+                        f"may delete it")

@@ -16,7 +16,7 @@ from ..bpe import train_bpe, train_char_bpe
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
-from ..errors import Damaged, Invalid
+from ..errors import Damaged, Invalid, NotFound
 from ..models import Algorithm, Corpus, TrainingRun, check_name
 from ..storage import get_store, local_copy
 from .attempts import RunReporter, recording_outcome, save_training_result
@@ -58,6 +58,9 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         check_pattern_on_samples(params.pattern, corpora)
     unsent: list[Exception] = []
     with transaction.atomic():
+        kept = Corpus.objects.select_for_update().filter(pk__in=[c.pk for c in corpora])
+        if kept.count() < len(corpora):  # deleted since (services.deletions locks them too)
+            raise NotFound("a corpus of this run was deleted meanwhile: choose the corpora again")
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
         run = TrainingRun.objects.create(
             tokenizer=tokenizer, algorithm=params.algorithm, vocab_size=params.vocab_size,

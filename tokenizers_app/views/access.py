@@ -6,6 +6,8 @@ from functools import wraps
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 
+from ..errors import Invalid
+
 
 def readable(view):
     """Let anonymous visitors read, unless the setting turns that off."""
@@ -17,3 +19,10 @@ def readable(view):
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def confirmed(request) -> None:
+    """A delete form's box must be ticked (``Invalid`` otherwise, said on a page of the site:
+    nothing is deleted)."""
+    if request.POST.get("confirm") != "on":
+        raise Invalid("tick the box to confirm the deletion: nothing was deleted")

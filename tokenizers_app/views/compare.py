@@ -2,6 +2,7 @@
 differently) and ``/playground/`` (a text encoded by several versions and the baselines)."""
 
 from dataclasses import asdict
+from itertools import groupby
 from urllib.parse import urlencode
 
 from django.shortcuts import render
@@ -29,6 +30,26 @@ SPLIT_WORDS_SHOWN = 50
 BASELINES = [("bytes", ByteTokenizer()), ("characters", CharTokenizer())]
 
 
+PICKER_MOST = 300  # versions in the picker's list (the latest of each tokenizer first)
+
+
+def asked_refs(data) -> str:
+    """The refs asked for: the typed list (``versions``), then the versions checked in the
+    picker's list (``pick``, sent when no script joined them to the typed list), each once:
+    ``versions=a@1&pick=a@2&pick=a@1`` -> ``"a@1,a@2"``."""
+    refs = [ref.strip() for ref in data.get("versions", "").split(",") if ref.strip()]
+    refs += [ref for ref in dict.fromkeys(data.getlist("pick")) if ref not in refs]
+    return ",".join(refs)
+
+
+def version_choices() -> list[tuple[str, list]]:
+    """The picker's list: ``(tokenizer name, its ready versions latest first)`` by name, each
+    version with its aliases."""
+    versions = (TokenizerVersion.objects.ready().select_related("tokenizer")
+                .prefetch_related("aliases").order_by("tokenizer__name", "-number")[:PICKER_MOST])
+    return [(name, list(group)) for name, group in groupby(versions, lambda v: v.tokenizer.name)]
+
+
 def _versions(refs: str, form_errors: list, most: int = 8) -> list:
     if not refs:
         return []
@@ -53,7 +74,8 @@ def _corpus(request, corpora, form_errors: list) -> Corpus | None:
 @readable
 def compare(request):
     errors: list[str] = []
-    versions = _versions(request.GET.get("versions", ""), errors)
+    refs = asked_refs(request.GET)
+    versions = _versions(refs, errors)
     corpora = Corpus.objects.for_evaluation().order_by("name")
     corpus = _corpus(request, corpora, errors)
     found = compare_versions(versions=versions, corpus=corpus) if corpus and versions else None
@@ -63,7 +85,8 @@ def compare(request):
         "columns": columns, "rows": [asdict(row) for row in found.rows if row.reported]
         if found else [], "charts": chart_data(found.rows) if found else [],
         "chart_names": HEADLINE_METRICS,
-        "split_words": split_words(columns), "refs": request.GET.get("versions", ""),
+        "split_words": split_words(columns), "refs": refs,
+        "choices": version_choices(), "picked": {v.label for v in versions},
         "kind_notes": notes_of(versions),
         "sweep": sweep_curve(columns)})
 
@@ -119,7 +142,7 @@ def playground(request):
     ``text`` (a shared one) answers the same."""
     data = request.POST if request.method == "POST" else request.GET
     errors: list[str] = []
-    refs, text = data.get("versions", ""), data.get("text", "")
+    refs, text = asked_refs(data), data.get("text", "")
     versions = _versions(refs, errors, most=PLAYGROUND_MAX_VERSIONS)
     if len(text) > PLAYGROUND_MAX_CHARS:
         errors.append(f"the text holds {len(text)} characters; the playground encodes at most "
@@ -145,8 +168,9 @@ def playground(request):
         "baselines": baselines,
         "link_max": SHARE_LINK_MAX_CHARS, "most": PLAYGROUND_MAX_VERSIONS,
         "others": others, "unknown": unknown,
-        "choices": TokenizerVersion.objects.ready().select_related("tokenizer")
-                                           .order_by("tokenizer__name", "-number")[:200]},
+        "encoded": bool(text) and not (refs.strip() and not rows),  # else no results to show
+        "choices": version_choices(), "picked": {v.label for v in versions},
+        "picker_label": f"Versions (1 to {PLAYGROUND_MAX_VERSIONS}, comma separated)"},
         status=status)
     response["HX-Push-Url"] = link or "false"  # the address bar shows a link that works
     return response

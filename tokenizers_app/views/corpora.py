@@ -11,12 +11,13 @@ from django.views.decorators.http import require_POST
 
 from ..errors import RegistryError
 from ..forms import CorpusUploadForm, add_service_error
-from ..models import Corpus
+from ..models import Corpus, check_name
 from ..services.corpora import import_staged_corpus, set_evaluation
-from ..services.permissions import may_switch_evaluation
+from ..services.deletions import corpus_dependents, delete_corpus
+from ..services.permissions import may_delete, may_switch_evaluation
 from ..storage import get_store
 from ..uploads import receives_upload, staged_upload
-from .access import readable
+from .access import confirmed, readable
 
 SAMPLE_BYTES = 2000
 
@@ -35,6 +36,9 @@ def corpus_detail(request, name):
     return render(request, "tokenizers_app/corpus.html", {
         "corpus": corpus, "sample": sample,
         "may_switch_evaluation": may_switch_evaluation(request.user, corpus),
+        "may_delete": may_delete(request.user, corpus.uploaded_by_id),
+        "dependents": corpus_dependents(corpus) if may_delete(request.user,
+                                                              corpus.uploaded_by_id) else [],
         "runs": corpus.runs.select_related("tokenizer").order_by("-created_at")[:50],
         "evaluations": corpus.evaluations.without_word_tokens().select_related(
                                  "version__tokenizer")
@@ -52,6 +56,17 @@ def corpus_evaluation(request, name):
                               f"is being evaluated on it" if corpus.is_evaluation else
                               f"{corpus.name} is no longer an evaluation corpus")
     return redirect("corpus", name=corpus.name)
+
+
+@login_required
+@require_POST
+def corpus_delete(request, name):
+    """Its uploader, or staff, once nothing depends on it (a refusal is a page in words)."""
+    corpus = get_object_or_404(Corpus, name=name)
+    confirmed(request)
+    delete_corpus(corpus=corpus, user=request.user)
+    messages.success(request, f"corpus {name} is deleted, and its file")
+    return redirect("corpora")
 
 
 @login_required
@@ -97,6 +112,11 @@ def _register(request, form) -> tuple[Corpus | None, int]:
         return None, add_service_error(form, error)
     if upload is None:
         form.add_error(None, "choose a UTF-8 text file to upload")
+        if form.cleaned_data.get("name"):  # every error at once: the name's too
+            try:
+                check_name("corpus", form.cleaned_data["name"], field="name")
+            except RegistryError as refused:
+                add_service_error(form, refused)
     elif valid:
         try:
             return import_staged_corpus(staged=upload.staged, name=form.cleaned_data["name"],

@@ -8,9 +8,9 @@ from django.shortcuts import redirect, render
 
 from ..errors import RegistryError
 from ..forms import ImportForm, add_service_error
-from ..models import TokenizerVersion
+from ..models import TokenizerVersion, check_name
 from ..services.import_notes import pattern_note, special_tokens_from_json
-from ..services.versions import import_tokenizer
+from ..services.versions import check_may_add_to, import_tokenizer
 
 
 @login_required
@@ -23,22 +23,36 @@ def tokenizer_import(request):
     if request.method == "POST":
         files = request.FILES.getlist("files")
         valid = form.is_valid()
+        status = _name_refused(form, request.user)  # said beside the files' error, if any
         if not files:
             form.add_error(None, "choose the tokenizer's files (tokenizer.json, vocab.json and "
                                  "merges.txt, a .tiktoken file, ...)")
-            status = 400
+            status = 400 if status == 200 else status
         elif sum(upload.size for upload in files) > settings.TOKENIZER_IMPORT_MAX_BYTES:
             form.add_error(None, f"tokenizer files over {settings.TOKENIZER_IMPORT_MAX_BYTES} "
                                  f"bytes are refused (TOKENIZER_IMPORT_MAX_BYTES)")
             status = 413
-        elif not valid:
-            status = 400
+        elif not valid or status != 200:
+            status = status if status != 200 else 400
         else:
             version, status = _import(request, form, files)
             if version is not None:
                 return redirect("version", name=version.tokenizer.name, ref=version.number)
     return render(request, "tokenizers_app/tokenizer_import.html",
                   {"form": form, "max_bytes": settings.TOKENIZER_IMPORT_MAX_BYTES}, status=status)
+
+
+def _name_refused(form, user) -> int:
+    """The status of the tokenizer name's refusal (a bad name, or a tokenizer ``user`` may not
+    add to), said beside its field; 200 when there is none."""
+    name = form.cleaned_data.get("tokenizer")
+    try:
+        if name:
+            check_name("tokenizer", name)
+            check_may_add_to(name=name, user=user)
+    except RegistryError as refused:
+        return add_service_error(form, refused)
+    return 200
 
 
 def _import(request, form, files):

@@ -14,9 +14,11 @@ from ..errors import RegistryError
 from ..forms import PATTERNS, RunForm, add_service_error
 from ..models import Evaluation, TrainingRun
 from ..services.queue import QueueUnavailable
-from ..services.permissions import may_cancel
+from ..services.deletions import delete_run, run_dependents
+from ..services.permissions import may_cancel, may_delete
+from ..services.run_refusals import training_run_refusals
 from ..services.runs import cancel_training_run, start_training_run
-from .access import readable
+from .access import confirmed, readable
 
 CHART_POINTS = 400  # merges drawn on a run's chart of count against rank
 
@@ -32,7 +34,13 @@ def run_list(request):
 def run_new(request):
     form = RunForm(request.POST or None, initial=RunForm.initial_from(request.GET))
     status = 400 if form.errors else 200
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":  # every error at once: the form's and the workflow's
+        valid = form.is_valid()
+        refusals = training_run_refusals(tokenizer_name=form.cleaned_data.get("tokenizer"),
+                                         created_by=request.user, **form.run_parameters())
+        statuses = [add_service_error(form, refused) for refused in refusals]
+        status = statuses[0] if statuses else status  # the name's (a 403) comes first
+    if request.method == "POST" and valid and not refusals:
         data = form.cleaned_data
         try:
             run = start_training_run(corpora=[data["corpus"]], tokenizer_name=data["tokenizer"],
@@ -53,7 +61,9 @@ def run_detail(request, run_id):
     run = get_object_or_404(TrainingRun.objects.select_related("tokenizer", "created_by"),
                             pk=run_id)
     context = {"run": run, "eta": run.seconds_left(), "total_seconds": run.total_seconds(),
-               "may_cancel": may_cancel(request.user, run)}
+               "may_cancel": may_cancel(request.user, run),
+               "may_delete": may_delete(request.user, run.created_by_id),
+               "run_label": f"run {run.pk}"}
     if request.headers.get("HX-Request"):
         response = render(request, "tokenizers_app/includes/run_progress.html",
                           {**context, "refresh": True})
@@ -69,7 +79,8 @@ def run_detail(request, run_id):
                    .order_by("corpus__name", "version__number"),
                    compare=reverse("compare") + "?" + urlencode(
                        {"versions": ",".join(v.label for v in versions)}) if versions else None,
-                   again=reverse("run_new") + "?" + urlencode(rerun_params(run, corpora)))
+                   again=reverse("run_new") + "?" + urlencode(rerun_params(run, corpora)),
+                   dependents=run_dependents(run) if context["may_delete"] else [])
     return render(request, "tokenizers_app/run.html", context)
 
 
@@ -99,6 +110,17 @@ def run_cancel(request, run_id):
     messages.info(request, f"run {run.pk}: {run.get_status_display()}"
                            + (" (stopping within a second)" if not run.is_finished else ""))
     return redirect("run", run_id=run.pk)
+
+
+@login_required
+@require_POST
+def run_delete(request, run_id):
+    """Its starter, or staff, once it is finished and made no version."""
+    run = get_object_or_404(TrainingRun.objects.select_related("tokenizer"), pk=run_id)
+    confirmed(request)
+    delete_run(run=run, user=request.user)
+    messages.success(request, f"run {run_id} is deleted")
+    return redirect("tokenizer", run.tokenizer.name)
 
 
 def merge_counts(version) -> dict:

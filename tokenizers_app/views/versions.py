@@ -19,11 +19,13 @@ from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download, version_download_formats
 from ..services.evaluations import request_evaluation
-from ..services.permissions import may_add_version
+from ..services.deletions import delete_tokenizer, tokenizer_dependents
+from ..services.permissions import may_add_version, may_delete
 from ..services.versions import IMPORT_FORMATS
-from .access import readable
+from .access import confirmed, readable
 
 PAGE_SIZE = 100
+RUNS_SHOWN = 10  # a tokenizer's runs that made no version, latest first
 TREE_NODES_SHOWN = 600
 
 
@@ -37,10 +39,25 @@ def _version(name: str, ref: str) -> TokenizerVersion:
 def tokenizer_detail(request, name):
     tokenizer = get_object_or_404(Tokenizer, name=name)
     versions = tokenizer.versions.latest_first().prefetch_related("aliases")
+    deletable = may_delete(request.user, tokenizer.owner_id)
     return render(request, "tokenizers_app/tokenizer.html", {
         "tokenizer": tokenizer, "versions": versions,
         "may_add": may_add_version(request.user, tokenizer),
-        "aliases": tokenizer.aliases.select_related("version").order_by("name")})
+        "aliases": tokenizer.aliases.select_related("version").order_by("name"),
+        "unmade": tokenizer.runs.without_versions().order_by("-created_at")[:RUNS_SHOWN],
+        "may_delete": deletable,
+        "dependents": tokenizer_dependents(tokenizer) if deletable else []})
+
+
+@login_required
+@require_POST
+def tokenizer_delete(request, name):
+    """Its owner, or staff, once it has no version and no run."""
+    tokenizer = get_object_or_404(Tokenizer, name=name)
+    confirmed(request)
+    delete_tokenizer(tokenizer=tokenizer, user=request.user)
+    messages.success(request, f"tokenizer {name} is deleted")
+    return redirect("tokenizers")
 
 
 @readable
