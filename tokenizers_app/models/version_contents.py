@@ -50,20 +50,21 @@ class VersionContents:
         on request neither reloads rows nor starts from a cold pre-token cache."""
         tokenizer = _LOADED.get(self.digest)
         if tokenizer is None:
-            tokenizer = _LOADED.put(self.digest, self.load_tokenizer())
+            tokenizer = _LOADED.put(self.digest, self.load_tokenizer(web=True))
         return tokenizer
 
     def token_length_histogram(self) -> list[tuple[int, int]]:
         """``(length in bytes, number of tokens)``, shortest first, special tokens left out."""
         return token_length_histogram(self.cached_tokenizer())
 
-    def load_tokenizer(self) -> CoreTokenizer:
+    def load_tokenizer(self, *, web: bool = False) -> CoreTokenizer:
         """Rebuild the core ``Tokenizer`` from the rows; rows that no longer give the recorded
         digest (a row lost or changed) raise ``Damaged``: a damaged version is never
         served, exported or evaluated. A version of another library's kind is loaded from its
-        canonical file instead (``load_engine``)."""
+        canonical file instead, in a child process (``load_engine``; ``web``: the web
+        process's pool)."""
         if self.algorithm in ENGINE_KINDS:
-            return self.load_engine()
+            return self.load_engine(web=web)
         try:
             vocab, merges, counts, special_ids = self.read_contents()
             if self.algorithm == Algorithm.CHAR_BPE:
