@@ -276,6 +276,9 @@ TOKENIZER_IMPORT_MAX_BYTES = env_int("TOKENIZER_IMPORT_MAX_BYTES", 100 * 1024**2
 WEB_MATCH_SECONDS = float(os.environ.get("WEB_MATCH_SECONDS") or 2)
 # Tokenizers kept loaded per web process (keyed by digest) for encoding on request.
 LOADED_TOKENIZERS = env_int("LOADED_TOKENIZERS", 8)
+# ... and at most this many bytes of them, measured as each is loaded (a bigger one is loaded for
+# its request and let go).
+LOADED_TOKENIZERS_BYTES = env_int("LOADED_TOKENIZERS_BYTES", 256 * 1024**2)
 # Another library's tokenizer files (hf, sentencepiece) are untrusted programs: they run only in
 # child processes, each under a memory limit (address space) and a processor-time limit, killed
 # past a wall-clock limit (engines/sandbox.py). An import is checked in a disposable child first:

@@ -11,17 +11,29 @@ from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
 from tokenizers_app.bpe.inspection import token_length_histogram
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
-from tokenizers_app.caches import BoundedCache
+from tokenizers_app.caches import BoundedCache, deep_size
 from tokenizers_app.engines import ENGINE_KINDS
+from tokenizers_app.engines.sandbox import EnginePool
 from tokenizers_app.errors import Damaged
 
 from .contents import MergeRule, VocabEntry
 from .rows import bulk_insert, fetch_rows, q
 from .runs import Algorithm
 
-# digest -> core tokenizer, in this process
+
+
+def _weigh(tokenizer) -> int:
+    """A loaded tokenizer's bytes in this process, measured (its token table built first, as
+    encoding on request builds it); an engine's pool of children is not its own."""
+    getattr(tokenizer, "token_table", None)
+    return deep_size(tokenizer, skip=(EnginePool,))
+
+
+# digest -> core tokenizer, in this process: at most LOADED_TOKENIZERS of them, and at most
+# LOADED_TOKENIZERS_BYTES of memory (measured when each is loaded)
 _LOADED: BoundedCache[CoreTokenizer | CharBPETokenizer] = BoundedCache(
-    lambda: settings.LOADED_TOKENIZERS)
+    lambda: settings.LOADED_TOKENIZERS, max_bytes=lambda: settings.LOADED_TOKENIZERS_BYTES,
+    weigh=_weigh)
 
 
 class VersionContents:
@@ -46,7 +58,8 @@ class VersionContents:
 
     def cached_tokenizer(self) -> CoreTokenizer:
         """This version's core tokenizer, kept in memory in this process and keyed by digest (at
-        most ``LOADED_TOKENIZERS`` of them; the least recently used goes first), so that encoding
+        most ``LOADED_TOKENIZERS`` of them and ``LOADED_TOKENIZERS_BYTES`` of memory; the least
+        recently used goes first; one larger than the whole budget is not kept), so that encoding
         on request neither reloads rows nor starts from a cold pre-token cache."""
         tokenizer = _LOADED.get(self.digest)
         if tokenizer is None:
