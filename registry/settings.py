@@ -299,6 +299,8 @@ ENGINE_WORKER_MEMORY_BYTES = env_int("ENGINE_WORKER_MEMORY_BYTES", 2 * 1024**3)
 ENGINE_WORKER_SECONDS = env_int("ENGINE_WORKER_SECONDS", 30 * 60)
 # An evaluation still running after this long lost its worker: the reaper queues it again.
 EVALUATION_STALE_SECONDS = env_int("EVALUATION_STALE_SECONDS", 30 * 60)
+# ... at most this many starts in all; then it fails in words (a file that kills its worker).
+EVALUATION_MAX_ATTEMPTS = env_int("EVALUATION_MAX_ATTEMPTS", 3)
 # An evaluation queued this long ago may have lost its task (broker down): the reaper resends it.
 EVALUATION_RESEND_SECONDS = env_int("EVALUATION_RESEND_SECONDS", 10 * 60)
 
