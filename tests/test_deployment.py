@@ -91,11 +91,11 @@ def fetch(url: str, **headers) -> tuple[int, dict, bytes]:
 
 
 @contextlib.contextmanager
-def gunicorn_as_the_dockerfile_runs_it(tmp_path, setup: str = ""):
+def gunicorn_as_the_dockerfile_runs_it(tmp_path, setup: str = "", extra_env: dict | None = None):
     """The web service under gunicorn with the Dockerfile's ``ENV`` and ``CMD`` (on a loopback
-    port, SQLite and media under ``tmp_path``), after collectstatic, migrate and the Python code
-    ``setup`` (run by ``manage.py shell``). Yields ``(base URL, setup's output, gunicorn's
-    process id)``."""
+    port, SQLite and media under ``tmp_path``, and ``extra_env``), after collectstatic, migrate
+    and the Python code ``setup`` (run by ``manage.py shell``). Yields ``(base URL, setup's
+    output, gunicorn's process id)``."""
     gunicorn = need("gunicorn", "pip install -e '.[test]'")
     port = free_port()
     env = {k: v for k, v in os.environ.items()
@@ -104,6 +104,7 @@ def gunicorn_as_the_dockerfile_runs_it(tmp_path, setup: str = ""):
     env.update(STATIC_ROOT=str(tmp_path / "static"), MEDIA_ROOT=str(tmp_path / "media"),
                REGISTRY_VAR_DIR=str(tmp_path / "var"), SECRET_KEY=secrets.token_urlsafe(50),
                HTTPS="0", ALLOWED_HOSTS="127.0.0.1", PYTHONPATH=str(REPO))
+    env.update(extra_env or {})
     assert env["DEBUG"] == "0"
     for step in (["collectstatic", "--noinput", "--verbosity", "0"], ["migrate", "-v", "0"]):
         subprocess.run([sys.executable, "manage.py", *step], cwd=REPO, env=env, check=True,

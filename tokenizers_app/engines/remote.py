@@ -20,13 +20,17 @@ class SandboxedEngine(LibraryEngine):
     merge_counts = None
 
     def __init__(self, image: dict, pool: EnginePool, digest: str,
-                 wall_seconds: float | None = None):
+                 wall_seconds: float | None = None, canonical: bytes | None = None):
+        """``canonical``: the file the image was loaded from, when the image does not carry it
+        (the child then gives its digest, which the caller checks)."""
         self.algorithm = image["kind"]
-        self.canonical = unb64(image["canonical"])
+        self.canonical = canonical if canonical is not None else unb64(image["canonical"])
+        self.loaded_digest = image.get("digest")
         self.pattern, self.model_type = image["pattern"], image["model_type"]
-        self._rows = [(i, token.encode("utf-8", "surrogateescape"), kind, score)
-                      for i, token, kind, score in image["vocab"]]
-        self.vocab = {i: token for i, token, _, _ in self._rows}
+        self.vocab = {i: token.encode("utf-8", "surrogateescape")
+                      for i, token in zip(image["ids"], image["tokens"])}
+        self._kinds = {i: kind for i, kind in image["kinds"]}
+        self._scores = image["scores"]
         self.merges = [(left.encode("utf-8", "surrogateescape"),
                         right.encode("utf-8", "surrogateescape"))
                        for left, right in image["merges"]]
@@ -38,7 +42,9 @@ class SandboxedEngine(LibraryEngine):
 
     def vocab_kinds(self):
         """``(id, piece bytes, kind, score)`` by id, as the library's engine gives them."""
-        return iter(self._rows)
+        scores = self._scores or [None] * len(self.vocab)
+        for (token_id, token), score in zip(sorted(self.vocab.items()), scores):
+            yield token_id, token, self._kinds.get(token_id, "normal"), score
 
     def _ask(self, op: str, **fields) -> dict:
         return raise_refusal(self.pool.call(op, self.algorithm, self.digest, self.canonical,

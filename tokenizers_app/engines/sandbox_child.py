@@ -77,7 +77,7 @@ def _handle(message: dict, engines: _Engines) -> dict:
             return {"need": True}
         engine = engines.load(kind, digest, unb64(message["data"]))
     if op == "load":
-        return {"image": untrusted.image(engine)}
+        return {"image": untrusted.image(engine, canonical=False)}
     if op == "spans":
         return {"spans": engine._encoded(message["text"], _special(message["allowed"]),
                                          _special(message["disallowed"]))}

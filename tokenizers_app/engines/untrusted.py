@@ -145,14 +145,23 @@ def try_adversarial(engine, patterns: list[str], growth: float, input_seconds: f
                           field="files")
 
 
-def image(engine) -> dict:
-    """An engine as data, for the parent process: ``SandboxedEngine(image)``."""
+def image(engine, canonical: bool = True) -> dict:
+    """An engine as data, for the parent process: ``SandboxedEngine(image)``. The vocab as
+    ``ids`` and their ``tokens`` (pieces), the kinds of the pieces that are not ``normal`` and the scores where
+    the library has them; the canonical file (``canonical``: else only its ``digest``, for a
+    parent that holds the file already)."""
+    from .files import engine_digest
     from .frames import b64
 
-    return {"kind": engine.algorithm, "canonical": b64(engine.canonical),
-            "pattern": engine.pattern, "model_type": engine.model_type,
-            "vocab": [[i, token.decode("utf-8", "surrogateescape"), kind, score]
-                      for i, token, kind, score in engine.vocab_kinds()],
+    rows = list(engine.vocab_kinds())
+    return {"kind": engine.algorithm, "pattern": engine.pattern, "model_type": engine.model_type,
+            **({"canonical": b64(engine.canonical)} if canonical else
+               {"digest": engine_digest(engine)}),
+            "ids": [i for i, _, _, _ in rows],
+            "tokens": [token.decode("utf-8", "surrogateescape") for _, token, _, _ in rows],
+            "kinds": [[i, kind] for i, _, kind, _ in rows if kind != "normal"],
+            "scores": [score for _, _, _, score in rows]
+            if any(score is not None for _, _, _, score in rows) else None,
             "merges": [[left.decode("utf-8", "surrogateescape"),
                         right.decode("utf-8", "surrogateescape")] for left, right in engine.merges],
             "special_ids": engine.special_ids, "special_tokens": engine.special_tokens,

@@ -54,8 +54,8 @@ class EngineContents:
             raise Damaged(f"damaged version {self.label}: its {self.algorithm} file no longer "
                           f"loads ({exc}); it is not served. Run manage.py verify") from None
         engine = SandboxedEngine(image, chosen, self.digest,
-                                 settings.ENGINE_WEB_SECONDS if web else None)
-        if engine_digest(engine) != self.digest:
+                                 settings.ENGINE_WEB_SECONDS if web else None, bytes(stored))
+        if not image.get("digest") == engine_digest(engine) == self.digest:
             raise Damaged(f"damaged version {self.label}: its {self.algorithm} file is changed "
                           f"(digest {self.digest[:12]}… recorded); it is not served. Run "
                           f"manage.py verify")

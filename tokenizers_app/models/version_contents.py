@@ -4,6 +4,8 @@ digest and kept in memory per process. ``TokenizerVersion`` inherits these metho
 
 from __future__ import annotations
 
+import threading
+
 from django.conf import settings
 
 from tokenizers_app.bpe import CharBPETokenizer
@@ -34,6 +36,7 @@ def _weigh(tokenizer) -> int:
 _LOADED: BoundedCache[CoreTokenizer | CharBPETokenizer] = BoundedCache(
     lambda: settings.LOADED_TOKENIZERS, max_bytes=lambda: settings.LOADED_TOKENIZERS_BYTES,
     weigh=_weigh)
+_LOADING = threading.Lock()
 
 
 class VersionContents:
@@ -63,7 +66,10 @@ class VersionContents:
         on request neither reloads rows nor starts from a cold pre-token cache."""
         tokenizer = _LOADED.get(self.digest)
         if tokenizer is None:
-            tokenizer = _LOADED.put(self.digest, self.load_tokenizer(web=True))
+            with _LOADING:  # one load at a time: N threads loading N big versions at once
+                tokenizer = _LOADED.get(self.digest)  # would hold N times the budget
+                if tokenizer is None:
+                    tokenizer = _LOADED.put(self.digest, self.load_tokenizer(web=True))
         return tokenizer
 
     def token_length_histogram(self) -> list[tuple[int, int]]:
