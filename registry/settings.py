@@ -92,6 +92,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "tokenizers_app.guards.RequestGuardsMiddleware",
     "tokenizers_app.pattern_budget.PatternBudgetMiddleware",
+    "tokenizers_app.body_gate.BodyGateMiddleware",  # before anything reads a body
     "tokenizers_app.throttle.ThrottleMiddleware",  # before an upload's body is read
     "tokenizers_app.uploads.CorpusUploadMiddleware",  # its gate, before CSRF reads the body
     "django.middleware.csrf.CsrfViewMiddleware",

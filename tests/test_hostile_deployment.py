@@ -234,3 +234,95 @@ def test_more_big_versions_than_the_budget_holds_keep_each_web_worker_within_it(
         grown = {pid: peaks[pid] - before[pid] for pid in workers}
         print({pid: f"{g / 2**20:.0f} MB" for pid, g in grown.items()})
         assert max(grown.values()) < BUDGET + (3 * 37 + 48) * 1024**2, grown
+
+
+def probe(port: int, path: str, headers: dict, length: int, prefix: bytes, sent: int,
+          temp: Path, rest: bytes = b"") -> tuple[int, list[str]]:
+    """Send a POST's headers (``Content-Length: length``) and its first ``sent`` bytes (``prefix``
+    then filler), wait for the server to do what it does with them, list the temp folder, send
+    ``rest`` (the end of a body whose whole is ``sent + len(rest)`` bytes), and read the status.
+    ``(status, files in the temp folder while the body was half sent)``."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        head = "".join(f"{k}: {v}\r\n" for k, v in {"Host": "127.0.0.1",
+                                                     "Content-Length": str(length),
+                                                     **headers}.items())
+        connection.sendall(f"POST {path} HTTP/1.1\r\n{head}\r\n".encode())
+        body = prefix + b"x" * (sent - len(prefix))
+        try:
+            for start in range(0, len(body), 1 << 16):
+                connection.sendall(body[start:start + (1 << 16)])
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # answered (and closed) before the body was read
+        time.sleep(1.5)
+        staged = files_under(temp)
+        try:
+            connection.sendall(rest)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        answer = b""
+        while b"\r\n" not in answer:
+            try:
+                chunk = connection.recv(4096)
+            except TimeoutError:  # no answer until the whole body is sent: status 0
+                break
+            if not chunk:
+                break
+            answer += chunk
+    return int(answer.split(b" ", 2)[1]) if answer else 0, staged
+
+
+def test_requests_not_allowed_to_send_files_stage_nothing_in_the_temp_folder(tmp_path):
+    """The issue's staging cases, measured in the server's temp folder while each body is half
+    sent: a sign-in (anonymous, and the admin's) and ``/runs/new/`` with a valid CSRF token,
+    each with a body of hundreds of MB; tokenizer imports with a garbage session cookie or API
+    key; and a 3 MB file sent in a sign-in form under the size limit (skipped, never staged)."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    with gunicorn_as_the_dockerfile_runs_it(tmp_path, "", {"TMPDIR": str(temp)}) as (
+            base, _, _):
+        port = int(base.rsplit(":", 1)[1])
+        cookies = http.cookiejar.CookieJar()
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(cookies))
+        browser.open(base + "/accounts/login/", timeout=30).read()
+        csrf = next(c.value for c in cookies if c.name == "csrftoken")
+        before = files_under(temp)
+        boundary = "b0undary"
+        multipart_type = f"multipart/form-data; boundary={boundary}"
+
+        def file_part(field: str, extra: str = "") -> bytes:
+            return (f"--{boundary}\r\n{extra}Content-Disposition: form-data; name=\"{field}\"; "
+                    f"filename=\"big.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                    ).encode()
+
+        token_field = (f"--{boundary}\r\nContent-Disposition: form-data; "
+                       f"name=\"csrfmiddlewaretoken\"\r\n\r\n{csrf}\r\n")
+        cases = {
+            "anonymous sign-in, 1.5 GB": ("/accounts/login/", {}, 1_500_000_000),
+            "admin sign-in, 200 MB": ("/admin/login/", {}, 200_000_000),
+            "/runs/new/ with a valid CSRF token, 200 MB": (
+                "/runs/new/", {"Cookie": f"csrftoken={csrf}"}, 200_000_000),
+            "an import page with a garbage session, 90 MB": (
+                "/tokenizers/import/", {"Cookie": f"csrftoken={csrf}; sessionid=garbage"},
+                90_000_000),
+            "an API import with a garbage key, 90 MB": (
+                "/api/tokenizers/x/import", {"Authorization": "Bearer trk_garbage"},
+                90_000_000),
+            "an API import with a garbage session, 90 MB": (
+                "/api/tokenizers/x/import", {"Cookie": "sessionid=garbage"}, 90_000_000)}
+        for what, (path, headers, length) in cases.items():
+            prefix = token_field.encode() + file_part("files")
+            status, staged = probe(port, path, {**headers, "Content-Type": multipart_type},
+                                   length, prefix, 4_000_000, temp)
+            assert staged == before, (what, staged)
+            assert status in (302, 401, 403, 413), (what, status)
+        # under the size limit, a file in a form that takes none is read and dropped
+        end = f"\r\n--{boundary}--\r\n".encode()
+        prefix = token_field.encode() + file_part("file")
+        status, staged = probe(port, "/accounts/login/", {
+            "Cookie": f"csrftoken={csrf}", "Content-Type": multipart_type,
+            "Referer": base + "/accounts/login/"}, 3_000_000 + len(end), prefix, 3_000_000,
+            temp, end)
+        assert staged == before and status == 200, (status, staged)
+        assert files_under(temp) == before
