@@ -93,3 +93,22 @@ def test_the_playground_shows_the_library_failure_in_words(registry, settings):
     page = Client().post("/playground/", {"versions": "grows@1", "text": "a" * 1000})
     assert page.status_code == 422
     assert "needed more than the 512 MB of memory it may use" in page.content.decode()
+
+
+def test_an_encode_that_overruns_its_wall_time_is_stopped_and_the_next_child_answers(
+        client, registry, settings):
+    from tests.engines.test_engines import KINDS
+    from tokenizers_app.models.version_contents import _LOADED
+    from tokenizers_app.services.versions import import_tokenizer
+
+    with mock.patch("celery.app.task.Task.apply_async"):
+        import_tokenizer(files=KINDS["bert-wordpiece"](), tokenizer_name="bert")
+    _LOADED.clear()
+    settings.ENGINE_WEB_SECONDS = 0.001  # no child answers this fast
+    slow = encode(client, "bert", "many words to encode " * 5000)
+    assert slow.status_code == 422, slow.content
+    assert slow.json()["detail"] == ("the tokenizer's library took over 0.001 s on this request "
+                                     "and was stopped")
+    _LOADED.clear()
+    settings.ENGINE_WEB_SECONDS = 5
+    assert encode(client, "bert", "many words").status_code == 200
