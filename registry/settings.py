@@ -63,6 +63,9 @@ CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").sp
 
 # HTTPS only, unless DEBUG or HTTPS=0 (a stack served on plain http://localhost, like the compose
 # file's): then cookies travel only over TLS and browsers are told to use nothing else (HSTS).
+# Behind the deployment's front (deploy/front.conf), TRUST_X_FORWARDED_FOR=1 counts each client by
+# the address the front appends to X-Forwarded-For (the throttle), not the front's own.
+TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
 # Behind a proxy that ends TLS, TRUST_X_FORWARDED_PROTO=1 takes its X-Forwarded-Proto header.
 HTTPS = env_bool("HTTPS", not DEBUG)
 SECURE_SSL_REDIRECT = HTTPS

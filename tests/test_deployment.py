@@ -60,7 +60,11 @@ def test_the_compose_file_is_valid_and_runs_the_web_service_as_the_dockerfile_do
     result = compose_config({**clean, "SECRET_KEY": secrets.token_urlsafe(50)})
     assert result.returncode == 0, result.stderr
     config = yaml.safe_load(result.stdout)
-    assert set(config["services"]) == {"db", "redis", "s3", "web", "worker", "beat"}
+    assert set(config["services"]) == {"db", "redis", "s3", "web", "worker", "beat", "front"}
+    front = config["services"]["front"]  # nginx in front of gunicorn, with deploy/front.conf
+    assert any("deploy/front.conf" in str(v) for v in front["volumes"])
+    assert "ports" not in config["services"]["web"]
+    assert config["services"]["web"]["environment"]["TRUST_X_FORWARDED_FOR"] == "1"
     web = config["services"]["web"]
     command = " ".join(web["command"]) if isinstance(web["command"], list) else web["command"]
     assert " ".join(dockerfile_cmd()).replace("0.0.0.0:8000", "") in command.replace(
