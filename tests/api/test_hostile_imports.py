@@ -8,6 +8,7 @@ import json
 from unittest import mock
 
 import pytest
+from django.db import transaction
 
 from tests.api.conftest import bearer
 from tests.hostile_files import CAUSES, HOSTILE, multiplying_replace, catastrophic_split
@@ -57,7 +58,7 @@ def planted(name: str, files: dict[str, bytes]) -> TokenizerVersion:
     from tokenizers_app.engines.hf import HFEngine
     from tokenizers_app.services.versions import add_version
 
-    with mock.patch("celery.app.task.Task.apply_async"):
+    with mock.patch("celery.app.task.Task.apply_async"), transaction.atomic():
         return add_version(tokenizer=Tokenizer.objects.create(name=name),
                            core=HFEngine(files["tokenizer.json"]),
                            source=TokenizerVersion.Source.IMPORT)
@@ -111,4 +112,16 @@ def test_an_encode_that_overruns_its_wall_time_is_stopped_and_the_next_child_ans
                                      "and was stopped")
     _LOADED.clear()
     settings.ENGINE_WEB_SECONDS = 5
+    assert encode(client, "bert", "many words").status_code == 200
+
+
+def test_a_loaded_version_asks_the_current_pool_after_the_pool_is_replaced(
+        client, registry, settings):
+    from tests.engines.test_engines import KINDS
+    from tokenizers_app.services.versions import import_tokenizer
+
+    with mock.patch("celery.app.task.Task.apply_async"):
+        import_tokenizer(files=KINDS["bert-wordpiece"](), tokenizer_name="bert")
+    assert encode(client, "bert", "many words").status_code == 200  # loaded and kept
+    settings.ENGINE_MEMORY_BYTES = 700 * 1024**2  # another pool; the old one's children stop
     assert encode(client, "bert", "many words").status_code == 200

@@ -6,7 +6,7 @@ in words here, and the pool starts another child."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .library import LibraryEngine
 from .sandbox import EnginePool, raise_refusal, unb64
@@ -19,9 +19,10 @@ def _special(value):
 class SandboxedEngine(LibraryEngine):
     merge_counts = None
 
-    def __init__(self, image: dict, pool: EnginePool, digest: str,
+    def __init__(self, image: dict, pool: Callable[[], EnginePool], digest: str,
                  wall_seconds: float | None = None, canonical: bytes | None = None):
-        """``canonical``: the file the image was loaded from, when the image does not carry it
+        """``pool()``: the pool to ask (this process's current one); ``canonical``: the file
+        the image was loaded from, when the image does not carry it
         (the child then gives its digest, which the caller checks)."""
         self.algorithm = image["kind"]
         self.canonical = canonical if canonical is not None else unb64(image["canonical"])
@@ -47,7 +48,7 @@ class SandboxedEngine(LibraryEngine):
             yield token_id, token, self._kinds.get(token_id, "normal"), score
 
     def _ask(self, op: str, **fields) -> dict:
-        return raise_refusal(self.pool.call(op, self.algorithm, self.digest, self.canonical,
+        return raise_refusal(self.pool().call(op, self.algorithm, self.digest, self.canonical,
                                             self.wall_seconds, **fields))
 
     def _encoded(self, text: str, allowed_special, disallowed_special):

@@ -195,13 +195,16 @@ class EnginePool:
             self._free.put(child)
 
     def close(self) -> None:
-        while True:
+        """Stop the children now free (one still busy is stopped when it comes back: ``call``
+        finds it dead or replaced); the pool stays usable, starting children anew."""
+        for _ in range(self.size):
             try:
                 child = self._free.get_nowait()
             except queue.Empty:
                 return
             if child is not None:
                 child.close()
+            self._free.put(None)
 
 
 _POOLS: dict[str, EnginePool] = {}

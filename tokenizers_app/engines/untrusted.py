@@ -147,9 +147,9 @@ def try_adversarial(engine, patterns: list[str], growth: float, input_seconds: f
 
 def image(engine, canonical: bool = True) -> dict:
     """An engine as data, for the parent process: ``SandboxedEngine(image)``. The vocab as
-    ``ids`` and their ``tokens`` (pieces), the kinds of the pieces that are not ``normal`` and the scores where
-    the library has them; the canonical file (``canonical``: else only its ``digest``, for a
-    parent that holds the file already)."""
+    ``ids`` and their ``tokens`` (pieces), the kinds of the pieces that are not ``normal``,
+    the scores where the library has them; the canonical file (``canonical``: else only its
+    ``digest``, for a parent that holds the file already)."""
     from .files import engine_digest
     from .frames import b64
 

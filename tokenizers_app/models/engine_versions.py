@@ -7,7 +7,14 @@ from django.conf import settings
 
 from tokenizers_app.engines import engine_digest
 from tokenizers_app.engines.remote import SandboxedEngine
-from tokenizers_app.engines.sandbox import EngineFailed, Limits, pool, raise_refusal, run_once, b64
+from tokenizers_app.engines.sandbox import (
+    EngineFailed,
+    Limits,
+    b64,
+    pool,
+    raise_refusal,
+    run_once,
+)
 from tokenizers_app.engines.untrusted import check_json_depth
 from tokenizers_app.errors import Damaged
 
@@ -44,9 +51,9 @@ class EngineContents:
             raise Damaged(f"damaged version {self.label}: its {self.algorithm} file is gone "
                           f"(digest {self.digest[:12]}… recorded); it is not served. Run "
                           f"manage.py verify")
-        chosen = web_pool() if web else worker_pool()
+        chosen = web_pool if web else worker_pool
         try:
-            answer = chosen.call("load", self.algorithm, self.digest, bytes(stored))
+            answer = chosen().call("load", self.algorithm, self.digest, bytes(stored))
             image = raise_refusal(answer)["image"]
         except EngineFailed as exc:
             raise EngineFailed(f"version {self.label} cannot be loaded here: {exc}") from None
@@ -105,6 +112,6 @@ def read_engine_files_checked(files: dict[str, bytes], format: str | None):
     if answer.get("none"):
         return None
     image = answer["image"]
-    engine = SandboxedEngine(image, web_pool(), "", settings.ENGINE_WEB_SECONDS)
+    engine = SandboxedEngine(image, web_pool, "", settings.ENGINE_WEB_SECONDS)
     engine.digest = engine_digest(engine)
     return engine

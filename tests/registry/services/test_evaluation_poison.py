@@ -7,6 +7,7 @@ from datetime import timedelta
 from unittest import mock
 
 import pytest
+from django.db import transaction
 from django.utils import timezone
 
 from tests.hostile_files import multiplying_replace
@@ -20,7 +21,7 @@ def planted(name: str, files: dict[str, bytes]) -> TokenizerVersion:
     from tokenizers_app.engines.hf import HFEngine
     from tokenizers_app.services.versions import add_version
 
-    with mock.patch("celery.app.task.Task.apply_async"):
+    with mock.patch("celery.app.task.Task.apply_async"), transaction.atomic():
         return add_version(tokenizer=Tokenizer.objects.create(name=name),
                            core=HFEngine(files["tokenizer.json"]),
                            source=TokenizerVersion.Source.IMPORT)
