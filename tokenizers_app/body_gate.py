@@ -8,8 +8,9 @@ from django.conf import settings
 from django.contrib.auth import get_user
 from django.contrib.auth.views import redirect_to_login
 from django.core.files.uploadhandler import FileUploadHandler, SkipFile
+from django.db import InterfaceError, OperationalError
 
-from .guards import refusal
+from .guards import database_gone, refusal
 from .uploads import FORM_SLACK, TOKENIZER_IMPORT, UPLOAD_PATHS
 
 
@@ -27,9 +28,13 @@ class BodyGateMiddleware:
     def __call__(self, request):
         if request.method in ("GET", "HEAD", "OPTIONS", "TRACE"):
             return self.get_response(request)
-        path, length = request.path, int(request.META.get("CONTENT_LENGTH") or 0)
+        path, length = request.path, _length(request)
         if TOKENIZER_IMPORT.match(path):
-            if not _caller_known(request):
+            try:
+                known = _caller_known(request)
+            except (OperationalError, InterfaceError) as error:
+                return database_gone(request, error)
+            if not known:
                 if not path.startswith("/api/"):
                     return redirect_to_login(request.get_full_path())
                 return refusal(request, "sign in or send an API key (Authorization: Bearer "
@@ -42,6 +47,13 @@ class BodyGateMiddleware:
                                         f"DATA_UPLOAD_MAX_MEMORY_SIZE) and no file", 413)
             request.upload_handlers = [NoFiles(request)]
         return self.get_response(request)
+
+
+def _length(request) -> int:
+    try:
+        return max(int(request.META.get("CONTENT_LENGTH") or 0), 0)
+    except ValueError:  # Django reads such a body as empty
+        return 0
 
 
 def _caller_known(request) -> bool:
