@@ -69,7 +69,7 @@ def _child_env() -> dict[str, str]:
 
 
 class Child:
-    """One child process running ``python -m tokenizers_app.engines.sandbox``."""
+    """One child process running ``python -m tokenizers_app.engines.sandbox_child``."""
 
     def __init__(self, limits: Limits):
         self.limits = limits
