@@ -63,6 +63,9 @@ CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").sp
 
 # HTTPS only, unless DEBUG or HTTPS=0 (a stack served on plain http://localhost, like the compose
 # file's): then cookies travel only over TLS and browsers are told to use nothing else (HSTS).
+# Behind the deployment's front (deploy/front.conf), TRUST_X_FORWARDED_FOR=1 counts each client by
+# the address the front appends to X-Forwarded-For (the throttle), not the front's own.
+TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
 # Behind a proxy that ends TLS, TRUST_X_FORWARDED_PROTO=1 takes its X-Forwarded-Proto header.
 HTTPS = env_bool("HTTPS", not DEBUG)
 SECURE_SSL_REDIRECT = HTTPS
@@ -92,6 +95,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "tokenizers_app.guards.RequestGuardsMiddleware",
     "tokenizers_app.pattern_budget.PatternBudgetMiddleware",
+    "tokenizers_app.body_gate.BodyGateMiddleware",  # before anything reads a body
     "tokenizers_app.throttle.ThrottleMiddleware",  # before an upload's body is read
     "tokenizers_app.uploads.CorpusUploadMiddleware",  # its gate, before CSRF reads the body
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -292,8 +296,31 @@ TOKENIZER_IMPORT_MAX_BYTES = env_int("TOKENIZER_IMPORT_MAX_BYTES", 100 * 1024**2
 WEB_MATCH_SECONDS = float(os.environ.get("WEB_MATCH_SECONDS") or 2)
 # Tokenizers kept loaded per web process (keyed by digest) for encoding on request.
 LOADED_TOKENIZERS = env_int("LOADED_TOKENIZERS", 8)
+# ... and at most this many bytes of them, measured as each is loaded (a bigger one is loaded for
+# its request and let go).
+LOADED_TOKENIZERS_BYTES = env_int("LOADED_TOKENIZERS_BYTES", 256 * 1024**2)
+# Another library's tokenizer files (hf, sentencepiece) are untrusted programs: they run only in
+# child processes, each under a memory limit (address space) and a processor-time limit, killed
+# past a wall-clock limit (engines/sandbox.py). An import is checked in a disposable child first:
+IMPORT_CHECK_MEMORY_BYTES = env_int("IMPORT_CHECK_MEMORY_BYTES", 2 * 1024**3)
+IMPORT_CHECK_SECONDS = env_int("IMPORT_CHECK_SECONDS", 60)
+IMPORT_MAX_JSON_DEPTH = env_int("IMPORT_MAX_JSON_DEPTH", 64)  # refused before any parser runs
+IMPORT_MAX_GROWTH = float(os.environ.get("IMPORT_MAX_GROWTH") or 8)  # a normalizer's growth
+IMPORT_INPUT_SECONDS = float(os.environ.get("IMPORT_INPUT_SECONDS") or 1)  # per adversarial text
+# ... then each web process encodes with a pool of this many children, each with this memory,
+# answering within ENGINE_WEB_SECONDS (a cold load within ENGINE_LOAD_SECONDS more):
+ENGINE_POOL_SIZE = env_int("ENGINE_POOL_SIZE", 2)
+ENGINE_MEMORY_BYTES = env_int("ENGINE_MEMORY_BYTES", 1024**3)
+ENGINE_WEB_SECONDS = float(os.environ.get("ENGINE_WEB_SECONDS") or 5)
+ENGINE_LOAD_SECONDS = env_int("ENGINE_LOAD_SECONDS", 60)
+ENGINE_CPU_SECONDS = env_int("ENGINE_CPU_SECONDS", 600)  # a child's life; then a fresh one
+# ... and a worker evaluates with one child of this memory, answering within this long:
+ENGINE_WORKER_MEMORY_BYTES = env_int("ENGINE_WORKER_MEMORY_BYTES", 2 * 1024**3)
+ENGINE_WORKER_SECONDS = env_int("ENGINE_WORKER_SECONDS", 30 * 60)
 # An evaluation still running after this long lost its worker: the reaper queues it again.
 EVALUATION_STALE_SECONDS = env_int("EVALUATION_STALE_SECONDS", 30 * 60)
+# ... at most this many starts in all; then it fails in words (a file that kills its worker).
+EVALUATION_MAX_ATTEMPTS = env_int("EVALUATION_MAX_ATTEMPTS", 3)
 # An evaluation queued this long ago may have lost its task (broker down): the reaper resends it.
 EVALUATION_RESEND_SECONDS = env_int("EVALUATION_RESEND_SECONDS", 10 * 60)
 

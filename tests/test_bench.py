@@ -73,3 +73,9 @@ def test_the_runs_load_benchmark_finishes_ten_runs_on_two_workers_one_version_ea
     assert out.count(" succeeded ") == 10 and "load-runs@10" in out
     assert "wall time, submission to the last run finished:" in out
     assert "all 10 runs succeeded, each with exactly one version of its own" in out
+
+
+def test_the_sandbox_benchmark_evaluates_both_ways_with_the_same_metrics():
+    out = _run("bench/sandbox_overhead.py", "0.05")
+    assert "in process" in out and "sandbox child" in out
+    assert "the same metrics both ways: yes" in out

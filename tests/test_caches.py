@@ -63,3 +63,38 @@ def test_threads_sharing_a_cache_never_push_it_past_its_bound():
     for thread in threads:
         thread.join()
     assert errors == [] and len(cache) == 16
+
+
+def test_a_cache_bounded_in_bytes_forgets_the_oldest_until_the_measured_total_fits():
+    budget = [3000]
+    cache = BoundedCache(100, max_bytes=lambda: budget[0], weigh=lambda value: len(value))
+    cache.put("a", b"x" * 1000)
+    cache.put("b", b"x" * 1000)
+    cache.put("c", b"x" * 1000)
+    assert len(cache) == 3 and cache.bytes == 3000
+    cache.get("a")  # now the most recent
+    cache.put("d", b"x" * 1500)
+    assert "b" not in cache and "c" not in cache and "a" in cache and "d" in cache
+    assert cache.bytes == 2500
+
+
+def test_an_entry_larger_than_the_whole_budget_is_returned_and_not_kept():
+    cache = BoundedCache(100, max_bytes=lambda: 100, weigh=len)
+    cache.put("small", b"x" * 10)
+    big = b"x" * 1000
+    assert cache.put("big", big) is big
+    assert "big" not in cache and cache.get("small") == b"x" * 10
+
+
+def test_deep_size_measures_what_an_object_reaches_once():
+    from tokenizers_app.caches import deep_size
+
+    table = {i: bytes([i % 256]) * 100 for i in range(1000)}
+    assert deep_size(table) > 1000 * 100
+    assert deep_size([table, table]) < deep_size(table) + 200  # reached twice, counted once
+
+    class Shared:
+        pass
+
+    held = {"shared": Shared(), "own": b"y" * 5000}
+    assert deep_size(held, skip=(Shared,)) < deep_size(held)

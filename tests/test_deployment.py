@@ -60,7 +60,11 @@ def test_the_compose_file_is_valid_and_runs_the_web_service_as_the_dockerfile_do
     result = compose_config({**clean, "SECRET_KEY": secrets.token_urlsafe(50)})
     assert result.returncode == 0, result.stderr
     config = yaml.safe_load(result.stdout)
-    assert set(config["services"]) == {"db", "redis", "s3", "web", "worker", "beat"}
+    assert set(config["services"]) == {"db", "redis", "s3", "web", "worker", "beat", "front"}
+    front = config["services"]["front"]  # nginx in front of gunicorn, with deploy/front.conf
+    assert any("deploy/front.conf" in str(v) for v in front["volumes"])
+    assert "ports" not in config["services"]["web"]
+    assert config["services"]["web"]["environment"]["TRUST_X_FORWARDED_FOR"] == "1"
     web = config["services"]["web"]
     command = " ".join(web["command"]) if isinstance(web["command"], list) else web["command"]
     assert " ".join(dockerfile_cmd()).replace("0.0.0.0:8000", "") in command.replace(
@@ -91,11 +95,11 @@ def fetch(url: str, **headers) -> tuple[int, dict, bytes]:
 
 
 @contextlib.contextmanager
-def gunicorn_as_the_dockerfile_runs_it(tmp_path, setup: str = ""):
+def gunicorn_as_the_dockerfile_runs_it(tmp_path, setup: str = "", extra_env: dict | None = None):
     """The web service under gunicorn with the Dockerfile's ``ENV`` and ``CMD`` (on a loopback
-    port, SQLite and media under ``tmp_path``), after collectstatic, migrate and the Python code
-    ``setup`` (run by ``manage.py shell``). Yields ``(base URL, setup's output, gunicorn's
-    process id)``."""
+    port, SQLite and media under ``tmp_path``, and ``extra_env``), after collectstatic, migrate
+    and the Python code ``setup`` (run by ``manage.py shell``). Yields ``(base URL, setup's
+    output, gunicorn's process id)``."""
     gunicorn = need("gunicorn", "pip install -e '.[test]'")
     port = free_port()
     env = {k: v for k, v in os.environ.items()
@@ -104,6 +108,7 @@ def gunicorn_as_the_dockerfile_runs_it(tmp_path, setup: str = ""):
     env.update(STATIC_ROOT=str(tmp_path / "static"), MEDIA_ROOT=str(tmp_path / "media"),
                REGISTRY_VAR_DIR=str(tmp_path / "var"), SECRET_KEY=secrets.token_urlsafe(50),
                HTTPS="0", ALLOWED_HOSTS="127.0.0.1", PYTHONPATH=str(REPO))
+    env.update(extra_env or {})
     assert env["DEBUG"] == "0"
     for step in (["collectstatic", "--noinput", "--verbosity", "0"], ["migrate", "-v", "0"]):
         subprocess.run([sys.executable, "manage.py", *step], cwd=REPO, env=env, check=True,

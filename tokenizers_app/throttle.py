@@ -92,11 +92,21 @@ class ThrottleMiddleware:
 def clients_of(request, scope: str) -> list[str]:
     """Whose count a request adds to: its address; a sign-in's username too (hashed: a key
     holds no user's text)."""
-    clients = [request.META.get("REMOTE_ADDR", "")]
+    clients = [client_address(request)]
     if scope == "signins":
         username = request.POST.get("username", "").strip().lower()
         clients.append("username:" + hashlib.sha256(username.encode()).hexdigest())
     return clients
+
+
+def client_address(request) -> str:
+    """The client's address: behind the deployment's front (``TRUST_X_FORWARDED_FOR=1``), the
+    one the front appended last to ``X-Forwarded-For`` (a client cannot forge it), else the
+    connection's."""
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if settings.TRUST_X_FORWARDED_FOR and forwarded:
+        return forwarded.rsplit(",", 1)[-1].strip()
+    return request.META.get("REMOTE_ADDR", "")
 
 
 def too_many(request, scope: str, wait: int):

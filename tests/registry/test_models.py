@@ -149,3 +149,24 @@ def test_a_ref_that_is_neither_a_number_nor_an_alias_says_so(trained, ref):
     with pytest.raises(Invalid, match="is not a version number or an alias: write a number"):
         TokenizerVersion.objects.resolve(ref)  # "²" once said "invalid literal for int()"
     assert TokenizerVersion.objects.resolve("t@1").number == 1
+
+
+@pytest.mark.django_db
+def test_loaded_tokenizers_are_bounded_by_their_measured_bytes_not_their_count(
+        trained, settings):
+    from tokenizers_app.caches import deep_size
+    from tokenizers_app.models.version_contents import _LOADED
+
+    _LOADED.clear()
+    settings.LOADED_TOKENIZERS = 100
+    first = store(trained, "a")
+    one = deep_size(first.cached_tokenizer())
+    assert _LOADED.bytes >= one > 0  # measured (its token table built first), held
+    settings.LOADED_TOKENIZERS_BYTES = int(one * 1.5)  # room for one of them, not two
+    other = store(Tokenizer(trained.vocab, trained.merges, trained.special_tokens, "gpt4"), "c")
+    loaded = other.cached_tokenizer()
+    assert len(_LOADED) == 1 and _LOADED.bytes <= settings.LOADED_TOKENIZERS_BYTES
+    assert other.cached_tokenizer() is loaded
+    settings.LOADED_TOKENIZERS_BYTES = one // 2  # smaller than any: served, never kept
+    assert first.cached_tokenizer() is not first.cached_tokenizer()
+    assert len(_LOADED) == 0 or first.digest not in _LOADED

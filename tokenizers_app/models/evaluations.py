@@ -15,7 +15,8 @@ class EvaluationQuerySet(models.QuerySet):
         """Move a queued evaluation to running; None when it is not queued (done, or taken by
         another delivery of the same task)."""
         claimed = self.filter(pk=evaluation_id, status=Evaluation.Status.QUEUED).update(
-            status=Evaluation.Status.RUNNING, started_at=timezone.now())
+            status=Evaluation.Status.RUNNING, started_at=timezone.now(),
+            attempts=models.F("attempts") + 1)
         return self.select_related("version", "corpus").get(pk=evaluation_id) if claimed else None
 
     def waiting_since(self, cutoff):
@@ -73,6 +74,9 @@ class Evaluation(models.Model):
                                           help_text="bytes/token, copied from the metrics "
                                                     "for sorting")
     error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0, editable=False,
+                                                help_text="times a worker started it since it "
+                                                          "was queued anew")
     created_at = models.DateTimeField(default=timezone.now)
     sent_at = models.DateTimeField(default=timezone.now, help_text="when its task was last sent")
     started_at = models.DateTimeField(null=True, blank=True)
@@ -90,7 +94,8 @@ class Evaluation(models.Model):
 
     def retry(self) -> bool:
         """Queue a failed evaluation again; False when it had not failed."""
-        fields = {"status": self.Status.QUEUED, "error": "", "sent_at": timezone.now()}
+        fields = {"status": self.Status.QUEUED, "error": "", "sent_at": timezone.now(),
+                  "attempts": 0}
         retried = Evaluation.objects.filter(pk=self.pk, status=self.Status.FAILED).update(**fields)
         if retried:
             for name, value in fields.items():
@@ -101,11 +106,21 @@ class Evaluation(models.Model):
         """Mark this evaluation running in this process (computed now, not by a task)."""
         self.status, self.started_at = self.Status.RUNNING, timezone.now()
         Evaluation.objects.filter(pk=self.pk).update(status=self.status,
-                                                     started_at=self.started_at)
+                                                     started_at=self.started_at,
+                                                     attempts=models.F("attempts") + 1)
 
-    def requeue_if_stale(self, cutoff) -> bool:
-        """Queue this evaluation again if it is still running since before ``cutoff``."""
-        return bool(Evaluation.objects.stale(cutoff).filter(pk=self.pk)
+    def requeue_if_stale(self, cutoff, most_attempts: int = 3) -> bool:
+        """Queue this evaluation again if it is still running since before ``cutoff`` (its
+        worker died) and was started fewer than ``most_attempts`` times; past them it fails, in
+        words, and is not tried again (a file that kills every worker that tries it)."""
+        stale = Evaluation.objects.stale(cutoff).filter(pk=self.pk)
+        stale.filter(attempts__gte=most_attempts).update(
+            status=self.Status.FAILED, finished_at=timezone.now(),
+            error=f"the worker evaluating it died in each of its {self.attempts} attempts (its "
+                  f"tokenizer or corpus may exhaust a worker's memory or crash it); it is not "
+                  f"tried again (EVALUATION_MAX_ATTEMPTS {most_attempts}): evaluate it again "
+                  f"on request once the cause is fixed")
+        return bool(stale.filter(attempts__lt=most_attempts)
                     .update(status=self.Status.QUEUED, sent_at=timezone.now()))
 
     def mark_resent(self) -> bool:

@@ -4,6 +4,8 @@ digest and kept in memory per process. ``TokenizerVersion`` inherits these metho
 
 from __future__ import annotations
 
+import threading
+
 from django.conf import settings
 
 from tokenizers_app.bpe import CharBPETokenizer
@@ -11,17 +13,30 @@ from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
 from tokenizers_app.bpe.inspection import token_length_histogram
 from tokenizers_app.bpe.training import build_vocab, has_standard_layout
-from tokenizers_app.caches import BoundedCache
+from tokenizers_app.caches import BoundedCache, deep_size
 from tokenizers_app.engines import ENGINE_KINDS
+from tokenizers_app.engines.sandbox import EnginePool
 from tokenizers_app.errors import Damaged
 
 from .contents import MergeRule, VocabEntry
 from .rows import bulk_insert, fetch_rows, q
 from .runs import Algorithm
 
-# digest -> core tokenizer, in this process
+
+
+def _weigh(tokenizer) -> int:
+    """A loaded tokenizer's bytes in this process, measured (its token table built first, as
+    encoding on request builds it); an engine's pool of children is not its own."""
+    getattr(tokenizer, "token_table", None)
+    return deep_size(tokenizer, skip=(EnginePool,))
+
+
+# digest -> core tokenizer, in this process: at most LOADED_TOKENIZERS of them, and at most
+# LOADED_TOKENIZERS_BYTES of memory (measured when each is loaded)
 _LOADED: BoundedCache[CoreTokenizer | CharBPETokenizer] = BoundedCache(
-    lambda: settings.LOADED_TOKENIZERS)
+    lambda: settings.LOADED_TOKENIZERS, max_bytes=lambda: settings.LOADED_TOKENIZERS_BYTES,
+    weigh=_weigh)
+_LOADING = threading.Lock()
 
 
 class VersionContents:
@@ -46,24 +61,29 @@ class VersionContents:
 
     def cached_tokenizer(self) -> CoreTokenizer:
         """This version's core tokenizer, kept in memory in this process and keyed by digest (at
-        most ``LOADED_TOKENIZERS`` of them; the least recently used goes first), so that encoding
+        most ``LOADED_TOKENIZERS`` of them and ``LOADED_TOKENIZERS_BYTES`` of memory; the least
+        recently used goes first; one larger than the whole budget is not kept), so that encoding
         on request neither reloads rows nor starts from a cold pre-token cache."""
         tokenizer = _LOADED.get(self.digest)
         if tokenizer is None:
-            tokenizer = _LOADED.put(self.digest, self.load_tokenizer())
+            with _LOADING:  # one load at a time: N threads loading N big versions at once
+                tokenizer = _LOADED.get(self.digest)  # would hold N times the budget
+                if tokenizer is None:
+                    tokenizer = _LOADED.put(self.digest, self.load_tokenizer(web=True))
         return tokenizer
 
     def token_length_histogram(self) -> list[tuple[int, int]]:
         """``(length in bytes, number of tokens)``, shortest first, special tokens left out."""
         return token_length_histogram(self.cached_tokenizer())
 
-    def load_tokenizer(self) -> CoreTokenizer:
+    def load_tokenizer(self, *, web: bool = False) -> CoreTokenizer:
         """Rebuild the core ``Tokenizer`` from the rows; rows that no longer give the recorded
         digest (a row lost or changed) raise ``Damaged``: a damaged version is never
         served, exported or evaluated. A version of another library's kind is loaded from its
-        canonical file instead (``load_engine``)."""
+        canonical file instead, in a child process (``load_engine``; ``web``: the web
+        process's pool)."""
         if self.algorithm in ENGINE_KINDS:
-            return self.load_engine()
+            return self.load_engine(web=web)
         try:
             vocab, merges, counts, special_ids = self.read_contents()
             if self.algorithm == Algorithm.CHAR_BPE:

@@ -33,7 +33,7 @@ def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[st
     folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / format / name
     if get_store().kind == "local" and folder.is_dir():
         return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
-    tokenizer = version.load_tokenizer()
+    tokenizer = version.load_tokenizer(web=True)
     files = (engine_files(tokenizer, format, name) if version.algorithm in ENGINE_KINDS
              else dumps_tokenizer(tokenizer, format, name))
     if get_store().kind != "local":

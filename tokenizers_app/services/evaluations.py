@@ -14,6 +14,7 @@ from .. import tasks
 from ..bpe.corpus import read_lines
 from ..bpe.inspection import frequent_word_tokens
 from ..engines import evaluate
+from ..engines.sandbox import EngineFailed
 from ..errors import Invalid, StoreUnavailable, Unencodable
 from ..models import Corpus, Evaluation, TokenizerVersion
 from ..storage import get_store
@@ -73,7 +74,7 @@ def reap_evaluations(*, stale_seconds: int | None = None) -> list[int]:
     cutoff = now - timedelta(seconds=stale_seconds)
     sent = []
     for evaluation in Evaluation.objects.stale(cutoff):
-        if evaluation.requeue_if_stale(cutoff):
+        if evaluation.requeue_if_stale(cutoff, settings.EVALUATION_MAX_ATTEMPTS):
             send_on_commit(tasks.run_evaluation, evaluation.pk)
             sent.append(evaluation.pk)
     waited = now - timedelta(seconds=settings.EVALUATION_RESEND_SECONDS)
@@ -100,8 +101,9 @@ def _compute(evaluation: Evaluation) -> Evaluation:
         metrics = evaluate(tokenizer, read_lines(store.open(name), most))
         words = frequent_word_tokens(tokenizer, read_lines(store.open(name), most),
                                      top=WORDS_KEPT)
-    except (StoreUnavailable, Unencodable) as exc:  # in words already (the store: evaluate
-        # again once it answers; a tokenizer that cannot spell the corpus: for good)
+    except (StoreUnavailable, Unencodable, EngineFailed) as exc:  # in words already (the store:
+        # evaluate again once it answers; a tokenizer that cannot spell the corpus: for good; the
+        # library's child: it died or overran, this process lives)
         log.warning("evaluation %s failed: %s", evaluation.pk, exc)
         evaluation.record(error=str(exc))
     except OSError as exc:  # the corpus file is gone or unreadable: say so, no traceback

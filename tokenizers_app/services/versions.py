@@ -18,10 +18,12 @@ from ..bpe.formats import (
     loads_tokenizer,
 )
 from ..bpe.pattern_check import check_pattern
-from ..engines import ENGINE_KINDS, engine_digest, read_engine_files
+from ..engines import ENGINE_KINDS, engine_digest
 from ..engines.demo import train_wordpiece
+from ..engines.sandbox import EngineFailed
 from ..errors import Invalid
 from ..models import Algorithm, Corpus, Tokenizer, TokenizerVersion, check_name
+from ..models.engine_versions import check_json_files, read_engine_files_checked
 from .evaluations import queue_evaluation
 from .permissions import OPERATOR, check_may_add_version, recorded
 
@@ -92,6 +94,7 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
     if format is not None and format not in IMPORT_FORMATS:
         raise Invalid(f"unknown format {format!r}; choose one of {', '.join(IMPORT_FORMATS)}",
                       field="format")
+    check_json_files(files)
     core = read_tokenizer(files, format, pattern, special_tokens)
     if core.algorithm == Algorithm.BYTE_BPE:
         check_pattern(core.pattern)
@@ -142,7 +145,9 @@ def read_tokenizer(files: dict[str, bytes], format: str | None, pattern: str | N
             except ValueError as exc:
                 refused = exc
     try:
-        engine = read_engine_files(files, format)
+        engine = read_engine_files_checked(files, format)  # in a disposable child
+    except EngineFailed:
+        raise
     except ValueError as exc:
         raise Invalid(f"{exc}" + (f" (the registry's own reader: {refused})" if refused
                                   else ""), field="files") from None

@@ -11,6 +11,7 @@ from django.urls import reverse
 from ..bpe.baselines import ByteTokenizer, CharTokenizer
 from ..bpe.inspection import words_split_differently
 from ..bpe.match_budget import PatternTooSlow
+from ..engines.sandbox import EngineBusy, EngineFailed
 from ..bpe.metric_text import metric_shown
 from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import mark_differences, token_groups
@@ -150,8 +151,10 @@ def playground(request):
         text = text[:PLAYGROUND_MAX_CHARS]
     try:
         rows = [(v.label, _encoded(v.cached_tokenizer(), text)) for v in versions]
-    except (PatternTooSlow, Unencodable) as refused:  # the budget for splitting text ran out,
-        errors.append(str(refused))  # or a version cannot spell a character of the text
+    except (PatternTooSlow, Unencodable, EngineFailed, EngineBusy) as refused:  # the budget for
+        # splitting text ran out, a version cannot spell a character of the text, or another
+        # library's tokenizer failed in its child process
+        errors.append(str(refused))
         rows, status = [], refused.status
     else:
         status = 200
