@@ -161,7 +161,7 @@ def test_a_sentencepiece_bpe_version_imported_before_its_merges_were_read_gets_t
     import importlib
 
     from django.apps import apps
-    migration = importlib.import_module("tokenizers_app.migrations.0012_sentencepiece_merges")
+    migration = importlib.import_module("tokenizers_app.migrations.0013_sentencepiece_merges")
     version = imported("sentencepiece-bpe")
     merges = list(MergeRule.objects.filter(version=version).order_by("rank")
                   .values_list("left", "right"))

@@ -31,7 +31,7 @@ def read_sentencepiece_merges(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tokenizers_app', '0011_engine_kinds'),
+        ('tokenizers_app', '0012_evaluation_attempts'),
     ]
 
     operations = [
