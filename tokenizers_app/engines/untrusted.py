@@ -16,7 +16,7 @@ import re
 import time
 
 from ..bpe.pattern_check import RUN_CHARS, adversarial_inputs, literal_characters
-from ..errors import Invalid
+from ..errors import Invalid, Unencodable
 
 MAX_DEPTH = 64  # a tokenizer.json nests about 6 deep
 _STRINGS = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.S)
@@ -172,6 +172,8 @@ def _guarded(what: str, call, text: str):
     """``call(text)``, its library's error or panic refused in words naming ``what``."""
     try:
         return call(text)
+    except Unencodable:  # a character it cannot spell (a Unigram without unk): its encodes
+        return None  # answer 422 in words, which is no harm to the service
     except Exception as exc:  # noqa: BLE001 - the library's error, in its words
         raise Invalid(f"the tokenizer's library fails on {what}: {str(exc)[:200]}",
                       field="files") from None
