@@ -60,12 +60,24 @@ class CorpusUploadMiddleware:
                 return self.get_response(request)
             finally:
                 gate.discard()  # stored corpora were moved away: this removes only the refused
-        if TOKENIZER_IMPORT.match(request.path) and \
-                length > settings.TOKENIZER_IMPORT_MAX_BYTES + FORM_SLACK:
-            refused = too_large(length, "TOKENIZER_IMPORT_MAX_BYTES",
-                                "send smaller tokenizer files")
-            return refusal(request, str(refused), refused.status)
+        if TOKENIZER_IMPORT.match(request.path):
+            if length > settings.TOKENIZER_IMPORT_MAX_BYTES + FORM_SLACK:
+                refused = too_large(length, "TOKENIZER_IMPORT_MAX_BYTES",
+                                    "send smaller tokenizer files")
+                return refusal(request, str(refused), refused.status)
+            # the same gate: a signed-in caller whose CSRF token fails stages no file either
+            request.upload_gate = gate = UploadGate(request, files_to=_django_handlers)
+            request.upload_handlers = [gate]
         return self.get_response(request)
+
+
+def _django_handlers(gate: "UploadGate") -> list:
+    """Once an import is allowed its files are read as Django reads any (in memory, or the
+    temp folder past ``FILE_UPLOAD_MAX_MEMORY_SIZE``), behind the gate's check."""
+    from django.core.files.uploadhandler import load_handler
+
+    return [HeldFiles(gate)] + [load_handler(path, gate.request)
+                                for path in settings.FILE_UPLOAD_HANDLERS]
 
 
 def too_large(length: int, setting: str, advice: str) -> TooLarge:
@@ -153,8 +165,11 @@ class UploadGate(FileUploadHandler):
     ``refused``: an error known before the body is read (too large by its header): the fields
     before the file are read, the file is not."""
 
-    def __init__(self, request, refused: RegistryError | None = None):
+    def __init__(self, request, refused: RegistryError | None = None, files_to=None):
+        """``files_to(gate)``: the handlers of the reading once allowed (by default the corpus's
+        ``StagingUploadHandler``)."""
         super().__init__(request)
+        self.files_to = files_to or (lambda gate: [StagingUploadHandler(gate)])
         self.allowed, self.stopped_at_file = False, False
         self.body, self.meta, self.encoding = None, None, None
         self.stagers, self.upload, self.error = [], None, refused
@@ -174,11 +189,10 @@ class UploadGate(FileUploadHandler):
             return
         self.stopped_at_file = False
         self.body.rewind()
-        self.request.POST = self._parse()[0]
+        self.request.POST, self.request._files = self._parse()
 
     def _parse(self):
-        return MultiPartParser(self.meta, self.body, [StagingUploadHandler(self)],
-                               self.encoding).parse()
+        return MultiPartParser(self.meta, self.body, self.files_to(self), self.encoding).parse()
 
     def discard(self) -> None:
         """Remove every file this request staged and did not store (a stored one was moved)."""
@@ -188,6 +202,27 @@ class UploadGate(FileUploadHandler):
     def refuse(self, error: Exception) -> None:
         self.discard()
         self.upload, self.error = None, error
+
+
+class HeldFiles(FileUploadHandler):
+    """First of the handlers behind a gate that stages nothing itself: before the gate opens,
+    the reading stops where the first file begins (the fields are kept for the check); after,
+    the files go on to the handlers behind it."""
+
+    def __init__(self, gate: UploadGate):
+        super().__init__(gate.request)
+        self.gate = gate
+
+    def new_file(self, *args, **kwargs):
+        if not self.gate.allowed:
+            self.gate.stopped_at_file = True
+            raise StopUpload(connection_reset=True)
+
+    def receive_data_chunk(self, raw_data, start):
+        return raw_data
+
+    def file_complete(self, file_size):
+        return None
 
 
 class StagingUploadHandler(FileUploadHandler):

@@ -11,9 +11,11 @@ from ..forms import ImportForm, add_service_error
 from ..models import TokenizerVersion, check_name
 from ..services.import_notes import pattern_note, special_tokens_from_json
 from ..services.versions import check_may_add_to, import_tokenizer
+from ..uploads import receives_upload
 
 
 @login_required
+@receives_upload  # its files are read only once sign-in and CSRF passed
 def tokenizer_import(request):
     """The form; a valid import lands on the version's page, with what was assumed of its
     pattern. The same files twice give the version that holds them, and say so."""
