@@ -271,9 +271,13 @@ LOGOUT_REDIRECT_URL = "index"
 API_ANONYMOUS_READS = env_bool("API_ANONYMOUS_READS", True)
 API_ENCODE_MAX_CHARS = env_int("API_ENCODE_MAX_CHARS", 200_000)
 TOKENIZER_IMPORT_MAX_BYTES = env_int("TOKENIZER_IMPORT_MAX_BYTES", 100 * 1024**2)
-# Processor seconds a web request may spend splitting text with custom patterns, in all (the
-# encode API, the playground): past them, 422 in words. Workers keep bpe's MATCH_SECONDS per text.
+# Processor seconds (of the thread serving it) a web request may spend splitting text with custom
+# patterns, in all (the encode API, the playground): past them, 422 in words. Workers keep bpe's
+# MATCH_SECONDS per text. At most WEB_MATCH_SLOTS requests per web process split text with custom
+# patterns at once, WEB_MATCH_QUEUE more wait for a slot; any other: 429 in words.
 WEB_MATCH_SECONDS = float(os.environ.get("WEB_MATCH_SECONDS") or 2)
+WEB_MATCH_SLOTS = env_int("WEB_MATCH_SLOTS", 1)
+WEB_MATCH_QUEUE = env_int("WEB_MATCH_QUEUE", 1)
 # Tokenizers kept loaded per web process (keyed by digest) for encoding on request.
 LOADED_TOKENIZERS = env_int("LOADED_TOKENIZERS", 8)
 # An evaluation still running after this long lost its worker: the reaper queues it again.

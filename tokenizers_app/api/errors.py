@@ -1,5 +1,5 @@
 """The API's one mapping from errors to answers: ``{"detail": message}`` with the status of the
-error's class (``errors.RegistryError.status``: 400, 403, 404, 409, 413, 503, 507). A plain
+error's class (``errors.RegistryError.status``: 400, 403, 404, 409, 413, 429, 503, 507). A plain
 ``ValueError`` (the core's, naming the bad value) is 400; Django's own ``Http404`` and
 ``PermissionDenied`` 404 and 403; a database that does not answer 503; a full disk 507; a
 body over Django's own limits (``DATA_UPLOAD_MAX_MEMORY_SIZE`` and the field and file counts) 413.
@@ -98,4 +98,4 @@ def not_found(request, exception):
 
 
 ERRORS = {400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 413: Error, 422: Invalid,
-          507: Error}
+          429: Error, 507: Error}

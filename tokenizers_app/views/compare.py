@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from ..bpe.baselines import ByteTokenizer, CharTokenizer
 from ..bpe.inspection import words_split_differently
-from ..bpe.match_budget import PatternTooSlow
+from ..bpe.match_budget import PatternBusy, PatternTooSlow
 from ..bpe.metric_text import metric_shown
 from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import mark_differences, token_groups
@@ -127,9 +127,9 @@ def playground(request):
         text = text[:PLAYGROUND_MAX_CHARS]
     try:
         rows = [(v.label, _encoded(v.cached_tokenizer(), text)) for v in versions]
-    except PatternTooSlow as slow:  # the request's budget for splitting text ran out
-        errors.append(str(slow))
-        rows, status = [], PatternTooSlow.status
+    except (PatternTooSlow, PatternBusy) as refused:  # the budget for splitting ran out, or
+        errors.append(str(refused))  # no slot for it was free
+        rows, status = [], refused.status
     else:
         status = 200
     if len(rows) > 1:  # mark where the versions cut the text differently
