@@ -244,6 +244,8 @@ THROTTLE_SIGNINS = os.environ.get("THROTTLE_SIGNINS", "10/minute")
 
 CORPUS_MAX_BYTES = env_int("CORPUS_MAX_BYTES", 2 * 1024**3)
 MAX_VOCAB_SIZE = env_int("MAX_VOCAB_SIZE", 1_000_000)
+# The most vocab sizes a run's sweep may list (each is a version with its rows, and evaluations).
+MAX_SWEEP_SIZES = env_int("MAX_SWEEP_SIZES", 32)
 # The longest pre-token a run merges (pattern none on a huge line is refused, in words): merging
 # holds about 45 bytes per byte of a pre-token.
 MAX_PRETOKEN_BYTES = env_int("MAX_PRETOKEN_BYTES", 8 * 1024**2)

@@ -41,7 +41,8 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
     versions too, from the merge prefixes of the same run. ``algorithm``: ``byte_bpe`` (with
     ``pattern``) or ``char_bpe`` (with ``lowercase``, ``split``, ``min_word_frequency``); None
     is "not given", and a parameter of the other algorithm given is refused. The core checks the
-    parameters (``bpe.parameters``); the registry adds only its bound, ``MAX_VOCAB_SIZE``.
+    parameters (``bpe.parameters``); the registry adds only its bounds, ``MAX_VOCAB_SIZE`` and
+    ``MAX_SWEEP_SIZES``.
     ``created_by`` trains into a tokenizer it owns (or any, as staff), or a new one that it then
     owns.
     """
@@ -51,7 +52,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         algorithm=algorithm, vocab_size=vocab_size, special_tokens=special_tokens,
         pattern=pattern, min_frequency=min_frequency, sweep=sweep, lowercase=lowercase,
         split=split, min_word_frequency=min_word_frequency,
-        max_vocab_size=settings.MAX_VOCAB_SIZE)
+        max_vocab_size=settings.MAX_VOCAB_SIZE, max_sweep_sizes=settings.MAX_SWEEP_SIZES)
     corpora = resolve_corpora(corpora)
     char_level = params.algorithm == Algorithm.CHAR_BPE
     if not char_level:
