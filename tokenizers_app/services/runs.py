@@ -135,7 +135,8 @@ def execute_training_run(*, run_id: int) -> None:
                                         options["lowercase"], options["split"],
                                         options["min_word_frequency"], run.min_frequency,
                                         progress=reporter.progress,
-                                        should_stop=reporter.should_stop)
+                                        should_stop=reporter.should_stop,
+                                        max_word_bytes=settings.MAX_PRETOKEN_BYTES)
                 return save_training_result(run=run, reporter=reporter, result=result)
             result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
                                run.min_frequency, progress=reporter.progress,
