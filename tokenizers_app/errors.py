@@ -94,6 +94,20 @@ def room_checked(message: str):
                      f"under MEDIA_ROOT") from None
 
 
+def is_library_panic(error: BaseException) -> bool:
+    """Whether ``error`` is a native library's panic (``PanicException``, which the Rust
+    bindings of Hugging Face ``tokenizers`` raise): a ``BaseException`` that is no ``Exception``,
+    so ``except Exception`` lets it through, and one that does not pickle, so it cannot cross a
+    process pool either. Catch it where a task records how it ended, and record it in words."""
+    return not isinstance(error, Exception) and type(error).__name__ == "PanicException"
+
+
+def panic_words(error: BaseException, what: str) -> str:
+    """What a person reads of a library's panic during ``what`` ("this evaluation")."""
+    message = str(error).strip().splitlines()[0][:300] if str(error).strip() else "no message"
+    return f"the tokenizer's library failed (it panicked) during {what}: {message}"
+
+
 REFUSALS = (RegistryError, ValueError)
 """What a request can be refused with: a registry error, or the core's plain ``ValueError``
 naming the bad value (400, no field). ``except REFUSALS`` where an interface answers both."""
