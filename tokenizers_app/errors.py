@@ -67,7 +67,13 @@ class Unavailable(RegistryError):
 
 class StoreUnavailable(Unavailable):
     """The object store (``STORAGE_URL``) does not answer, or its bucket is missing (503):
-    nothing was written; work goes on when it is back."""
+    nothing was written; work goes on when it is back. The message names no address, bucket,
+    object key or upload id (whoever sent the request reads it); ``internal`` says them all,
+    for the server's log and the operator's commands (``manage.py check``)."""
+
+    def __init__(self, message: str = "", *, field: str | None = None, internal: str = ""):
+        super().__init__(message, field=field)
+        self.internal = internal or message
 
 
 class NoRoom(RegistryError):
