@@ -71,7 +71,7 @@ def assert_no_internals(text: str, server, bucket: str, *keys: str) -> None:
 
 
 def test_the_503_of_a_store_that_stops_names_no_address_bucket_key_or_upload_id(
-        client, own_weed, store_of_its_own, member_key, monkeypatch, caplog):
+        client, own_weed, store_of_its_own, member_key, monkeypatch, caplog, django_user_model):
     """The answer says "the object store does not answer"; the log keeps the address, the key
     and the upload id, for whoever runs the server."""
     send, seen = S3Writer._send, {}
@@ -93,10 +93,16 @@ def test_the_503_of_a_store_that_stops_names_no_address_bucket_key_or_upload_id(
                         seen["upload_id"], seen["key"].rsplit("/", 1)[-1])
     assert own_weed.endpoint in caplog.text and seen["key"] in caplog.text
     assert seen["upload_id"] in caplog.text  # boto's error names it: the log keeps it
+    own_weed.start()
+    client.force_login(django_user_model.objects.create_user("uploader"))
+    stream = io.BytesIO(sample_text(12 * MB).encode())
+    stream.name = "web.txt"
+    page = client.post("/corpora/upload/", {"name": "big", "file": stream})  # the page's form
+    assert page.status_code == 503 and "the object store does not answer" in page.content.decode()
+    assert_no_internals(page.content.decode(), own_weed, store_of_its_own)
     monkeypatch.undo()
     own_weed.start()
-    page = client.get("/corpora/upload/")  # the pages say no more than the API
-    assert store_of_its_own not in page.content.decode()
+    assert not Corpus.objects.exists()
 
 
 def test_the_store_stopped_mid_upload_is_a_503_in_words_and_leaves_no_row(
