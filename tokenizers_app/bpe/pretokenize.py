@@ -17,7 +17,7 @@ import regex
 
 from ..errors import Invalid
 from .compiled import gpt2_split
-from .match_budget import PatternTooSlow, current_budget, thread_matches, too_slow
+from .match_budget import Budget, PatternTooSlow, current_budget, thread_matches, too_slow
 from .special_tokens import special_regex
 
 GPT2_PATTERN = (
@@ -186,9 +186,12 @@ class PreTokenizer:
                           field="pattern")
 
     def _gap(self, text: str, timeout: float | None = None) -> str:
-        """Where the pattern's matches first skip text ('' when they cover it all)."""
+        """Where the pattern's matches first skip text ('' when they cover it all), within
+        ``timeout`` processor seconds of this thread (``TimeoutError`` past them)."""
         end = 0
-        for match in self.regex.finditer(text, timeout=timeout):
+        matches = self.regex.finditer(text) if timeout is None else \
+            thread_matches(self.regex, text, Budget(timeout, ""))
+        for match in matches:
             if match.start() != end:
                 break
             end = match.end()
