@@ -94,6 +94,7 @@ MIDDLEWARE = [
     "tokenizers_app.pattern_budget.PatternBudgetMiddleware",
     "tokenizers_app.throttle.ThrottleMiddleware",  # before an upload's body is read
     "tokenizers_app.uploads.CorpusUploadMiddleware",  # its gate, before CSRF reads the body
+    "tokenizers_app.guards.FormLimitsMiddleware",  # a form over Django's counts: 413, not CSRF
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

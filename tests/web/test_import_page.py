@@ -1,6 +1,8 @@
 """``/tokenizers/import/``: tokenizer files become a version from the browser, as through the API
 and ``manage.py import_tokenizer``; GPT-2 files get the pattern chosen, and the page says which."""
 
+import io
+
 import pytest
 from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -134,3 +136,19 @@ def test_a_sentencepiece_model_may_be_named_as_its_format(client, registry_data)
                                                    "files": [SimpleUploadedFile("m.model", data)]})
     assert response.status_code == 302
     assert TokenizerVersion.objects.get(tokenizer__name="spm").algorithm == "sentencepiece"
+
+
+def test_an_import_of_more_files_than_django_takes_is_a_413_in_words_not_a_csrf_page(
+        client, registry_data):
+    """Through the page as through the API (tests/api/test_bad_imports.py): the files of an
+    import are capped by DATA_UPLOAD_MAX_NUMBER_FILES, and the answer says so."""
+    client.force_login(registry_data["member"])
+    streams = []
+    for index in range(101):
+        streams.append(io.BytesIO(b"x"))
+        streams[-1].name = f"part-{index}.txt"
+    answer = client.post("/tokenizers/import/", {"tokenizer": "many", "files": streams})
+    assert answer.status_code == 413
+    assert answer.content.decode() == ("the request holds more than 100 files (setting "
+                                       "DATA_UPLOAD_MAX_NUMBER_FILES)")
+    assert not Tokenizer.objects.filter(name="many").exists()
