@@ -208,7 +208,7 @@ def panicking_version():
                        source=TokenizerVersion.Source.IMPORT, source_detail="written directly")
 
 
-def test_a_library_panic_ends_the_evaluation_failed_in_words(corpus):
+def test_a_library_panic_ends_the_evaluation_failed_in_words(corpus, client):
     held_out = import_text("plain words\n" + "x" * 40 + "\n", "held-out")
     set_evaluation(corpus=held_out, is_evaluation=True)
     version = panicking_version()
@@ -222,3 +222,6 @@ def test_a_library_panic_ends_the_evaluation_failed_in_words(corpus):
         "the tokenizer's library failed (it panicked) during this evaluation, on the corpus's "
         "text: ")
     assert "Regex" in evaluation.error and "\n" not in evaluation.error
+    page = client.get(f"/tokenizers/panics/{version.number}/").content.decode()
+    assert "failed: the tokenizer&#x27;s library failed (it panicked) during this evaluation" \
+        in page
