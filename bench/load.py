@@ -25,13 +25,13 @@ splitting ``--text-chars`` characters of it takes time quadratic in their number
 
 It prints, per phase, the normal encodes served (and any that were not 200), the moderate ones
 by status (200, or 429 when the slots are taken; a 422 would be other requests' CPU counted
-against it), the heavy answers by status, the latency
-percentiles of the normal encodes, of ``/health`` and of ``/tokenizers/``, and the load
-average of the machine before and after. Exit status 1 when a normal encode or a probe was not
-answered 200, a moderate one was answered 422 (or anything but 200 or 429), or a heavy one was answered other than 422, 429 (or 200, for a text short enough
-to split within the budget); the p99 of ``/health`` is
-printed against its 1 s goal, not enforced (the load generator, and whatever else runs on the
-machine, share its cores with the server). Needs gunicorn (``pip install -e '.[bench]'``).
+against it), the heavy answers by status, the latency percentiles of every kind of request, of
+``/health`` and of ``/tokenizers/``, and the load average of the machine before, between and
+after. Exit status 1 when a normal encode or a probe was not answered 200, a moderate one was
+answered 422 (or anything but 200 or 429), or a heavy one other than 422, 429 (or 200, for a
+text short enough to split within the budget); the p99 of ``/health`` is printed against its
+1 s goal, not enforced (the load generator, and whatever else runs on the machine, share its
+cores with the server). Needs gunicorn (``pip install -e '.[bench]'``).
 """
 
 from __future__ import annotations
