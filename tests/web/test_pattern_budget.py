@@ -219,3 +219,23 @@ def test_a_page_finding_no_slot_answers_429_with_retry_after(settings):
     response = middleware.process_exception(RequestFactory().get("/somewhere/"), busy)
     assert response.status_code == 429 and response["Retry-After"] == "5"
     assert BUSY in response.content.decode()
+
+
+def test_other_requests_processor_time_is_not_counted_against_a_request(settings):
+    """A request whose split fits its budget is served while another request of the same
+    process spends more than the whole budget during it (each thread's own processor time is
+    what counts: tests/bpe/test_match_budget.py)."""
+    from tests.bpe.test_match_budget import burn
+    from tokenizers_app.bpe.pretokenize import PreTokenizer
+
+    settings.WEB_MATCH_SECONDS, settings.WEB_MATCH_SLOTS, settings.WEB_MATCH_QUEUE = 0.5, 1, 1
+
+    def page_that_splits(request):
+        batches = PreTokenizer(r"[^\n]*\n|[\s\S]").iter_split("ab\n" + "a" * 3000, batch=100)
+        first = next(batches)
+        other = threading.Thread(target=burn, args=(0.8,))  # another request's work
+        other.start()
+        other.join()
+        return len(first) + sum(len(batch) for batch in batches)
+
+    assert PatternBudgetMiddleware(page_that_splits)(RequestFactory().get("/x/")) == 3001
