@@ -98,6 +98,7 @@ MIDDLEWARE = [
     "tokenizers_app.body_gate.BodyGateMiddleware",  # before anything reads a body
     "tokenizers_app.throttle.ThrottleMiddleware",  # before an upload's body is read
     "tokenizers_app.uploads.CorpusUploadMiddleware",  # its gate, before CSRF reads the body
+    "tokenizers_app.guards.FormLimitsMiddleware",  # a form over Django's counts: 413, not CSRF
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -264,6 +265,8 @@ THROTTLE_SIGNINS = os.environ.get("THROTTLE_SIGNINS", "10/minute")
 
 CORPUS_MAX_BYTES = env_int("CORPUS_MAX_BYTES", 2 * 1024**3)
 MAX_VOCAB_SIZE = env_int("MAX_VOCAB_SIZE", 1_000_000)
+# The most vocab sizes a run's sweep may list (each is a version with its rows, and evaluations).
+MAX_SWEEP_SIZES = env_int("MAX_SWEEP_SIZES", 32)
 # The longest pre-token a run merges (pattern none on a huge line is refused, in words): merging
 # holds about 45 bytes per byte of a pre-token.
 MAX_PRETOKEN_BYTES = env_int("MAX_PRETOKEN_BYTES", 8 * 1024**2)
@@ -291,9 +294,13 @@ LOGOUT_REDIRECT_URL = "index"
 API_ANONYMOUS_READS = env_bool("API_ANONYMOUS_READS", True)
 API_ENCODE_MAX_CHARS = env_int("API_ENCODE_MAX_CHARS", 200_000)
 TOKENIZER_IMPORT_MAX_BYTES = env_int("TOKENIZER_IMPORT_MAX_BYTES", 100 * 1024**2)
-# Processor seconds a web request may spend splitting text with custom patterns, in all (the
-# encode API, the playground): past them, 422 in words. Workers keep bpe's MATCH_SECONDS per text.
+# Processor seconds (of the thread serving it) a web request may spend splitting text with custom
+# patterns, in all (the encode API, the playground): past them, 422 in words. Workers keep bpe's
+# MATCH_SECONDS per text. At most WEB_MATCH_SLOTS requests per web process split text with custom
+# patterns at once, WEB_MATCH_QUEUE more wait for a slot; any other: 429 in words.
 WEB_MATCH_SECONDS = float(os.environ.get("WEB_MATCH_SECONDS") or 2)
+WEB_MATCH_SLOTS = env_int("WEB_MATCH_SLOTS", 1)
+WEB_MATCH_QUEUE = env_int("WEB_MATCH_QUEUE", 1)
 # Tokenizers kept loaded per web process (keyed by digest) for encoding on request.
 LOADED_TOKENIZERS = env_int("LOADED_TOKENIZERS", 8)
 # ... and at most this many bytes of them, measured as each is loaded (a bigger one is loaded for

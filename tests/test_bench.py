@@ -59,6 +59,16 @@ def test_the_pages_load_benchmark_serves_every_page_under_gunicorn_without_error
     assert "errors: 0 of" in out and "(none)" in out
 
 
+def test_the_bounded_work_load_benchmark_serves_normal_encodes_beside_quadratic_ones():
+    out = _run("bench/load.py", "--seconds", "1", "--heavy", "2", "--normal", "1",
+               "--text-chars", "100000")
+    assert "--workers 3 --threads 4" in out  # gunicorn as the Dockerfile runs it
+    assert "phase load (1 normal + 1 moderate + 2 quadratic clients, 1 s):" in out
+    heavy = next(line for line in out.splitlines() if line.startswith("  heavy"))
+    assert " x 422" in heavy or " x 429" in heavy
+    assert "normal encodes served under load:" in out and "load average after:" in out
+
+
 def test_the_upload_benchmark_streams_through_the_page_and_the_api():
     out = _run("bench/upload.py", "--megabytes", "2")
     assert "through the page, /corpora/upload/" in out and "answer 302 -> /corpora/big/" in out

@@ -220,8 +220,9 @@ def multipart(files: dict[str, bytes]) -> tuple[bytes, str]:
 def test_a_backtracking_pattern_is_refused_or_served_within_the_budget_under_gunicorn(tmp_path):
     """Issue 18's pattern: three concurrent submissions of it (two imports, one run) are
     refused with the reason; three concurrent encodes of a version that already holds it (two
-    API calls, one playground page) each answer 422 within about the 2 s budget while /health
-    answers, and the workers are free again afterwards."""
+    API calls, one playground page) each answer 422 within about the 2 s budget (or 429 at once,
+    when their worker process's slots are taken) while /health answers, and the workers are
+    free again afterwards."""
     from tokenizers_app.bpe import Tokenizer as Core
     from tokenizers_app.bpe.formats import dumps_tokenizer
 
@@ -258,11 +259,17 @@ def test_a_backtracking_pattern_is_refused_or_served_within_the_budget_under_gun
             answers = [future.result() for future in slow]
         spent = workers_cpu_seconds(arbiter) - cpu_before
         for status, body, seconds in answers:
-            assert status == 422, body
-            assert "this version&#x27;s pattern takes too long on this text" in body.decode() \
-                or json.loads(body)["detail"].startswith(
-                    "this version's pattern takes too long on this text: splitting 40 "
-                    "characters")
+            # 422 past the budget; or 429 at once, when the three came to one worker process,
+            # whose one slot for splitting with custom patterns (WEB_MATCH_SLOTS) and one place
+            # in its queue (WEB_MATCH_QUEUE) the other two took
+            assert status in (422, 429), body
+            said = body.decode() if body.startswith(b"<") else json.loads(body)["detail"]
+            if status == 429:
+                assert "the server is busy splitting text with custom patterns" in said
+                continue
+            assert "this version&#x27;s pattern takes too long on this text" in said \
+                or said.startswith("this version's pattern takes too long on this text: "
+                                   "splitting 40 characters")
             # the wall clock: a backstop under MATCH_SECONDS (a minute each), loose because a
             # machine shared with other work gives each worker a fraction of a core
             assert seconds < 45, seconds
@@ -272,7 +279,8 @@ def test_a_backtracking_pattern_is_refused_or_served_within_the_budget_under_gun
         assert health[0] == 200 and json.loads(health[1])["status"] == "ok"
         # a custom pattern matches without the GIL, and each worker has threads: /health is
         # answered while the three splits run, not after them
-        assert health[2] < min(answer[2] for answer in answers), (health, answers)
+        assert health[2] < min(answer[2] for answer in answers if answer[0] == 422), \
+            (health, answers)
         print(f"encodes answered in {', '.join(f'{a[2]:.2f}' for a in answers)} s, the workers "
               f"spent {spent:.2f} s of processor time on them; /health, asked while all three "
               f"workers were busy, answered in {health[2]:.2f} s")

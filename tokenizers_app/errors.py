@@ -74,7 +74,13 @@ class Unavailable(RegistryError):
 
 class StoreUnavailable(Unavailable):
     """The object store (``STORAGE_URL``) does not answer, or its bucket is missing (503):
-    nothing was written; work goes on when it is back."""
+    nothing was written; work goes on when it is back. The message names no address, bucket,
+    object key or upload id (whoever sent the request reads it); ``internal`` says them all,
+    for the server's log and the operator's commands (``manage.py check``)."""
+
+    def __init__(self, message: str = "", *, field: str | None = None, internal: str = ""):
+        super().__init__(message, field=field)
+        self.internal = internal or message
 
 
 class NoRoom(RegistryError):
@@ -99,6 +105,20 @@ def room_checked(message: str):
             raise
         raise NoRoom(f"the server's disk is full: {message}; try again once space is freed "
                      f"under MEDIA_ROOT") from None
+
+
+def is_library_panic(error: BaseException) -> bool:
+    """Whether ``error`` is a native library's panic (``PanicException``, which the Rust
+    bindings of Hugging Face ``tokenizers`` raise): a ``BaseException`` that is no ``Exception``,
+    so ``except Exception`` lets it through, and one that does not pickle, so it cannot cross a
+    process pool either. Catch it where a task records how it ended, and record it in words."""
+    return not isinstance(error, Exception) and type(error).__name__ == "PanicException"
+
+
+def panic_words(error: BaseException, what: str) -> str:
+    """What a person reads of a library's panic during ``what`` ("this evaluation")."""
+    message = str(error).strip().splitlines()[0][:300] if str(error).strip() else "no message"
+    return f"the tokenizer's library failed (it panicked) during {what}: {message}"
 
 
 REFUSALS = (RegistryError, ValueError)

@@ -108,3 +108,12 @@ def test_the_command_refuses_a_file_over_the_limit_by_its_size_without_reading_i
                                            r"\(TOKENIZER_IMPORT_MAX_BYTES\): nothing was read"):
         call_command("import_tokenizer", str(huge), "--tokenizer", "huge")
     assert not Tokenizer.objects.filter(name="huge").exists()
+
+
+def test_an_import_of_more_files_than_django_takes_is_a_413_in_words(client, registry):
+    answer = post_files(client, "many", {f"part-{i}.txt": b"x" for i in range(101)},
+                        **bearer(registry["member_key"]))
+    assert answer.status_code == 413
+    assert answer.json()["detail"] == ("the request holds more than 100 files (setting "
+                                       "DATA_UPLOAD_MAX_NUMBER_FILES)")
+    assert not Tokenizer.objects.filter(name="many").exists()

@@ -160,6 +160,31 @@ def test_encode_takes_disallowed_special_as_tiktoken_does(client, registry):
     assert encode(disallowed_special=["there"]).status_code == 400  # tiktoken's meaning
 
 
+def test_encode_caps_the_special_lists_it_is_sent_in_words(client, registry):
+    """allowed_special / disallowed_special hold at most the version's special tokens and 64
+    other strings of 4,096 characters in all: 200,000 strings (a 2.5 MB body) are refused before
+    any text is searched for them, with a 413 that says so."""
+
+    def encode(**fields):
+        return client.post(f"{URL}/encode", json.dumps({"text": "hello", **fields}),
+                           content_type="application/json")
+
+    many = encode(disallowed_special=[f"<x{i}>" for i in range(200_000)])
+    assert many.status_code == 413
+    assert many.json()["detail"] == ("disallowed_special holds 200,000 strings; this tokenizer "
+                                     "takes at most 65 (its 1 special tokens and 64 others)")
+    allowed = encode(allowed_special=["<|endoftext|>"] * 66)
+    assert allowed.status_code == 413 and allowed.json()["detail"].startswith(
+        "allowed_special holds 66 strings")
+    long = encode(disallowed_special=["x" * 2_000, "y" * 2_000, "z" * 100])
+    assert long.status_code == 413 and long.json()["detail"] == (
+        "disallowed_special holds 4,100 characters of strings that are not special tokens of "
+        "this tokenizer; it takes at most 4,096")
+    fits = encode(disallowed_special=["<|endoftext|>"] + [f"<x{i}>" for i in range(64)])
+    assert fits.status_code == 200
+    assert encode(allowed_special="all", disallowed_special="all").status_code == 200
+
+
 def test_encode_answers_from_the_version_table_what_each_token_gives_alone(client, registry):
     """The texts kept per loaded version equal ``token_text`` of every id (special tokens and
     bytes that are not UTF-8 included), and the answer equals the one built token by token."""

@@ -128,6 +128,26 @@ def test_runs_start_checked_and_can_be_followed_and_cancelled(client, registry):
     assert cancelled["status"] == "cancelled" == TrainingRun.objects.get(pk=run["id"]).status
 
 
+def test_a_sweep_of_more_sizes_than_max_sweep_sizes_is_refused_in_words(client, registry):
+    """The issue's 5.3 KB body sweeping every size from 257 to 1255 (1,000 versions, 500,500
+    merge rows) is refused before any row is written."""
+    key = bearer(registry["member_key"])
+    runs_before = TrainingRun.objects.count()
+    refused = post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["prose"],
+                                              "vocab_size": 1256,
+                                              "sweep": list(range(257, 1256))}, **key)
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == (
+        "the sweep lists 999 vocab sizes; a run takes at most 32 (MAX_SWEEP_SIZES): each size "
+        "is a version of its own, with its merge and vocab rows and an evaluation on every "
+        "evaluation corpus")
+    assert TrainingRun.objects.count() == runs_before
+    run = post_json(client, "/api/runs", {"tokenizer": "t", "corpora": ["prose"],
+                                          "vocab_size": 1256,
+                                          "sweep": list(range(300, 1256, 30))[:32]}, **key)
+    assert run.status_code == 201 and len(run.json()["sweep"]) == 32
+
+
 def test_a_min_frequency_past_its_bound_is_refused_with_the_bound_not_a_database_error(
         client, registry):
     key = bearer(registry["member_key"])

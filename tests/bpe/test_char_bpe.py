@@ -102,6 +102,20 @@ def test_unseen_characters_and_unseen_word_ends_encode_to_unk_as_in_hugging_face
     assert hf_tokenizer(result).encode("wa aw xa", add_special_tokens=False).ids == ids
 
 
+def test_a_word_over_max_word_bytes_is_refused_in_words_as_byte_level_pre_tokens_are():
+    text = "short words " + "é" * 600 + " and more\n"  # one word of 1,200 bytes, 600 characters
+    with pytest.raises(ValueError, match=r"^the corpus holds a word of 1,200 bytes, over the "
+                                         r"limit of 1,000 \(MAX_PRETOKEN_BYTES\): split "
+                                         r"'whitespace' makes every run of text without a space "
+                                         r"one word; break the text$"):
+        train_char_bpe([text], 300, max_word_bytes=1000)
+    with pytest.raises(ValueError, match="split 'word_punct' makes every run of letters"):
+        train_char_bpe([text], 300, split="word_punct", max_word_bytes=1000)
+    assert train_char_bpe([text], 300, max_word_bytes=1200).merges  # at the limit: trained
+    twice = "short words " * 2 + "é" * 600  # the long word is rare: dropped, never merged
+    assert train_char_bpe([twice], 300, min_word_frequency=2, max_word_bytes=10).merges
+
+
 def test_vocab_size_below_the_alphabet_keeps_the_whole_alphabet_and_learns_no_merge():
     result = train_char_bpe(["abc abc"], vocab_size=2)
     assert list(result.vocab.values()) == ["<unk>", "a", "b", "c</w>"]

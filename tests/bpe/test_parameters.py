@@ -64,6 +64,16 @@ def test_sweep_sizes_must_lie_between_the_bytes_and_the_vocab_size(sizes, messag
     assert raised.value.field == "sweep"
 
 
+def test_a_sweep_may_list_at_most_max_sweep_sizes_sizes():
+    assert check_training_parameters(vocab_size=400, sweep=[300, 310], max_sweep_sizes=2).sweep \
+        == [300, 310]
+    with pytest.raises(Invalid, match="the sweep lists 3 vocab sizes; a run takes at most 2 "
+                                      r"\(MAX_SWEEP_SIZES\)") as raised:
+        check_training_parameters(algorithm="char_bpe", vocab_size=400, sweep=[30, 31, 32],
+                                  max_sweep_sizes=2)
+    assert raised.value.field == "sweep"
+
+
 def test_the_vocab_size_bound_counts_one_special_token_in_the_singular():
     from tokenizers_app.bpe.parameters import check_vocab_size
     from tokenizers_app.errors import Invalid

@@ -62,6 +62,49 @@ def assert_clean_after_a_sweep(server, bucket: str, corpora: int) -> None:
     assert "all as recorded" in out.getvalue()
 
 
+def assert_no_internals(text: str, server, bucket: str, *keys: str) -> None:
+    """``text`` names no host, port, bucket, object key or multipart upload id of the store."""
+    host_port = server.endpoint.split("//")[1]
+    for internal in [host_port, host_port.split(":")[1], "127.0.0.1", "localhost", bucket,
+                     "registry/", "uploadId", "UploadId", *keys]:
+        assert internal not in text, f"{internal!r} is in {text!r}"
+
+
+def test_the_503_of_a_store_that_stops_names_no_address_bucket_key_or_upload_id(
+        client, own_weed, store_of_its_own, member_key, monkeypatch, caplog, django_user_model):
+    """The answer says "the object store does not answer"; the log keeps the address, the key
+    and the upload id, for whoever runs the server."""
+    send, seen = S3Writer._send, {}
+
+    def send_then_stop(self, chunk):
+        send(self, chunk)
+        seen.update(key=self.key, upload_id=self.upload_id)
+        own_weed.stop()
+
+    monkeypatch.setattr(S3Writer, "_send", send_then_stop)
+    caplog.set_level("WARNING", logger="tokenizers_app.storage.s3")
+    response = upload(client, sample_text(12 * MB).encode(), "big", member_key)
+    assert response.status_code == 503
+    detail = response.json()["detail"]
+    assert detail == ("the object store does not answer: could not store a file; nothing was "
+                      "written; try again once the store answers")
+    assert seen["upload_id"] and seen["key"].startswith("registry/")
+    assert_no_internals(response.content.decode(), own_weed, store_of_its_own, seen["key"],
+                        seen["upload_id"], seen["key"].rsplit("/", 1)[-1])
+    assert own_weed.endpoint in caplog.text and seen["key"] in caplog.text
+    assert seen["upload_id"] in caplog.text  # boto's error names it: the log keeps it
+    own_weed.start()
+    client.force_login(django_user_model.objects.create_user("uploader"))
+    stream = io.BytesIO(sample_text(12 * MB).encode())
+    stream.name = "web.txt"
+    page = client.post("/corpora/upload/", {"name": "big", "file": stream})  # the page's form
+    assert page.status_code == 503 and "the object store does not answer" in page.content.decode()
+    assert_no_internals(page.content.decode(), own_weed, store_of_its_own)
+    monkeypatch.undo()
+    own_weed.start()
+    assert not Corpus.objects.exists()
+
+
 def test_the_store_stopped_mid_upload_is_a_503_in_words_and_leaves_no_row(
         client, own_weed, store_of_its_own, member_key, monkeypatch):
     send = S3Writer._send
@@ -76,6 +119,7 @@ def test_the_store_stopped_mid_upload_is_a_503_in_words_and_leaves_no_row(
     assert "does not answer" in response.json()["detail"]
     assert "nothing was written" in response.json()["detail"]
     assert not Corpus.objects.exists()
+    assert_no_internals(response.content.decode(), own_weed, store_of_its_own)
 
     monkeypatch.undo()
     own_weed.start()
@@ -98,6 +142,7 @@ def test_the_store_stopped_mid_count_fails_the_run_saying_why_then_a_new_run_suc
     run.refresh_from_db()
     assert run.status == TrainingRun.Status.FAILED
     assert "does not answer" in run.error and "could not read" in run.error
+    assert_no_internals(run.error, own_weed, store_of_its_own)  # the run page shows it
     assert not TokenizerVersion.objects.exists()
 
     own_weed.start()
@@ -129,6 +174,7 @@ def test_the_store_stopped_mid_download_is_a_503_then_the_download_is_whole(
     url = "/api/tokenizers/prose-bpe/versions/2/download?format=hf"
     answer = client.get(url)
     assert answer.status_code == 503 and "does not answer" in answer.json()["detail"]
+    assert_no_internals(answer.content.decode(), own_weed, store_of_its_own)
     monkeypatch.undo()
     own_weed.start()
     time.sleep(1.1)

@@ -51,17 +51,22 @@ def test_list_move_delete_and_a_missing_object(bucket, weed):
     assert store.read_bytes("corpora/a.txt") == b"abc" and not store.exists("a.part")
     store.delete_prefix("runs/1/attempt-1/")
     assert sorted(weed.objects(bucket)) == ["registry/corpora/a.txt"]
-    with pytest.raises(FileNotFoundError, match="no object 'corpora/gone.txt'"):
+    with pytest.raises(FileNotFoundError, match="no such object in the object store") as gone:
         store.read_range("corpora/gone.txt", 0, 10)
+    assert gone.value.filename == "corpora/gone.txt"
     assert store.read_range("corpora/a.txt", 2, 100) == b"c"
     assert store.read_range("corpora/a.txt", 3, 100) == b""
 
 
 def test_a_missing_bucket_and_an_unreachable_store_are_said_in_words(bucket, weed, settings):
     point_settings_at(settings, weed, "no-such-bucket-here")
-    with pytest.raises(StoreUnavailable, match="the bucket 'no-such-bucket-here' does not "
-                                                "exist at http://127.0.0.1"):
+    with pytest.raises(StoreUnavailable) as missing:
         get_store().check()
+    assert str(missing.value).startswith("the object store does not answer: its bucket is "
+                                         "missing (the server's log says which)")
+    assert "no-such-bucket-here" not in str(missing.value)  # the internal text says which:
+    assert missing.value.internal.startswith("the bucket 'no-such-bucket-here' does not exist "
+                                             "at http://127.0.0.1")
     with pytest.raises(SystemCheckError, match="does not exist"):
         call_command("check", stdout=io.StringIO(), stderr=io.StringIO())
     settings.STORAGE_OPTIONS = {**settings.STORAGE_OPTIONS,

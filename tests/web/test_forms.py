@@ -124,6 +124,8 @@ def test_starting_a_run_queues_it_and_shows_its_page(client, registry_data):
     ({"min_frequency": 2**31}, "min_frequency", "at most 2147483647"),
     ({"min_frequency": 0}, "min_frequency", "min frequency must be an integer >= 1, got 0"),
     ({"sweep": "²"}, "sweep", "whole numbers"),
+    ({"sweep": ", ".join(map(str, range(257, 1256)))}, "sweep",
+     "the sweep lists 999 vocab sizes; a run takes at most 32 (MAX_SWEEP_SIZES)"),
 ])
 def test_bad_run_parameters_are_shown_beside_their_field_and_queue_nothing(
         client, registry_data, changes, field, message):

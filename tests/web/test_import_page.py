@@ -1,6 +1,8 @@
 """``/tokenizers/import/``: tokenizer files become a version from the browser, as through the API
 and ``manage.py import_tokenizer``; GPT-2 files get the pattern chosen, and the page says which."""
 
+import io
+
 import pytest
 from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -176,3 +178,19 @@ def test_a_published_rank_file_is_recognised_and_its_page_says_so(client, regist
            b"token, as tiktoken has them" in imported.content
     page = client.get("/tokenizers/r50k/1/")
     assert b"recognised as tiktoken&#x27;s r50k_base" in page.content
+
+
+def test_an_import_of_more_files_than_django_takes_is_a_413_in_words_not_a_csrf_page(
+        client, registry_data):
+    """Through the page as through the API (tests/api/test_bad_imports.py): the files of an
+    import are capped by DATA_UPLOAD_MAX_NUMBER_FILES, and the answer says so."""
+    client.force_login(registry_data["member"])
+    streams = []
+    for index in range(101):
+        streams.append(io.BytesIO(b"x"))
+        streams[-1].name = f"part-{index}.txt"
+    answer = client.post("/tokenizers/import/", {"tokenizer": "many", "files": streams})
+    assert answer.status_code == 413
+    assert answer.content.decode() == ("the request holds more than 100 files (setting "
+                                       "DATA_UPLOAD_MAX_NUMBER_FILES)")
+    assert not Tokenizer.objects.filter(name="many").exists()

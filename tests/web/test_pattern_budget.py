@@ -4,11 +4,14 @@ The backtracking pattern of the issue is refused, with the reason, where a patte
 registry (the run form, the API's runs and imports in every format that holds a pattern, the
 commands). A version stored before that check (written here straight through the service that
 adds versions) is served within the web budget: encoding it answers 422 in words, on the API and
-on the playground. Against gunicorn: tests/test_deployment.py."""
+on the playground. A request that finds no slot for splitting with a custom pattern (the other
+requests of the process hold them) is answered 429 in words. Against gunicorn:
+tests/test_deployment.py and bench/load.py."""
 
 import io
 import json
 import re
+import threading
 import time
 
 import pytest
@@ -17,9 +20,9 @@ from django.test import RequestFactory
 
 from tokenizers_app.bpe import Tokenizer as CoreTokenizer
 from tokenizers_app.bpe.formats import dumps_tokenizer
-from tokenizers_app.bpe.match_budget import PatternTooSlow
+from tokenizers_app.bpe.match_budget import PatternBusy, PatternTooSlow
 from tokenizers_app.models import ApiKey, Tokenizer, TokenizerVersion, TrainingRun
-from tokenizers_app.pattern_budget import PatternBudgetMiddleware
+from tokenizers_app.pattern_budget import PatternBudgetMiddleware, process_gate
 from tokenizers_app.services.versions import add_version
 
 pytestmark = pytest.mark.django_db
@@ -162,3 +165,77 @@ def test_any_other_page_that_meets_the_budgets_end_answers_422_in_words(settings
     response = middleware.process_exception(request, slow.value)
     assert response.status_code == 422 and TOO_SLOW in response.content.decode()
     assert middleware.process_exception(request, ValueError("other")) is None
+
+
+# -- one request at a time splits with a custom pattern; the others wait or are refused --------
+
+BUSY = "the server is busy splitting text with custom patterns for other requests"
+
+
+@pytest.fixture
+def slot_taken(settings):
+    """Another request holds the web process's one slot for splitting, and none may wait."""
+    settings.WEB_MATCH_SECONDS, settings.WEB_MATCH_SLOTS, settings.WEB_MATCH_QUEUE = 0.5, 1, 0
+    gate = process_gate(1, 0, 0.5)
+    held, release = threading.Event(), threading.Event()
+
+    def other_request():
+        with gate.slot():
+            held.set()
+            release.wait()
+
+    thread = threading.Thread(target=other_request)
+    thread.start()
+    held.wait()
+    yield
+    release.set()
+    thread.join()
+
+
+def test_a_custom_pattern_encode_finding_no_slot_answers_429_in_words(client, registry_data,
+                                                                       slot_taken):
+    stored_before_the_check(registry_data)
+    response = encode(client, "trap/versions/1", "plain words")
+    assert response.status_code == 429
+    assert response.json()["detail"] == (
+        f"{BUSY} (1 at once and 0 waiting in each web process: WEB_MATCH_SLOTS, "
+        f"WEB_MATCH_QUEUE): nothing was encoded; send the request again in a few seconds")
+    assert encode(client, "prose-bpe/versions/1", "plain words").status_code == 200
+    assert client.get("/health").status_code == 200
+
+
+def test_the_playground_says_it_is_busy_with_status_429(client, registry_data, slot_taken):
+    stored_before_the_check(registry_data)
+    response = client.get("/playground/", {"versions": "prose-bpe@1,trap@1", "text": "ok"})
+    assert response.status_code == 429
+    html = response.content.decode()
+    assert BUSY in html and 'role="alert"' in html and 'name="text"' in html
+
+
+def test_a_page_finding_no_slot_answers_429_with_retry_after(settings):
+    settings.WEB_MATCH_SECONDS, settings.WEB_MATCH_SLOTS, settings.WEB_MATCH_QUEUE = 0.5, 1, 0
+    middleware = PatternBudgetMiddleware(lambda request: None)
+    busy = PatternBusy(f"{BUSY} (...)")
+    response = middleware.process_exception(RequestFactory().get("/somewhere/"), busy)
+    assert response.status_code == 429 and response["Retry-After"] == "5"
+    assert BUSY in response.content.decode()
+
+
+def test_other_requests_processor_time_is_not_counted_against_a_request(settings):
+    """A request whose split fits its budget is served while another request of the same
+    process spends more than the whole budget during it (each thread's own processor time is
+    what counts: tests/bpe/test_match_budget.py)."""
+    from tests.bpe.test_match_budget import burn
+    from tokenizers_app.bpe.pretokenize import PreTokenizer
+
+    settings.WEB_MATCH_SECONDS, settings.WEB_MATCH_SLOTS, settings.WEB_MATCH_QUEUE = 0.5, 1, 1
+
+    def page_that_splits(request):
+        batches = PreTokenizer(r"[^\n]*\n|[\s\S]").iter_split("ab\n" + "a" * 3000, batch=100)
+        first = next(batches)
+        other = threading.Thread(target=burn, args=(0.8,))  # another request's work
+        other.start()
+        other.join()
+        return len(first) + sum(len(batch) for batch in batches)
+
+    assert PatternBudgetMiddleware(page_that_splits)(RequestFactory().get("/x/")) == 3001

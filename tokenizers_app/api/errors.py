@@ -1,5 +1,5 @@
 """The API's one mapping from errors to answers: ``{"detail": message}`` with the status of the
-error's class (``errors.RegistryError.status``: 400, 403, 404, 409, 413, 503, 507). A plain
+error's class (``errors.RegistryError.status``: 400, 403, 404, 409, 413, 429, 503, 507). A plain
 ``ValueError`` (the core's, naming the bad value) is 400; Django's own ``Http404`` and
 ``PermissionDenied`` 404 and 403; a database that does not answer 503; a full disk 507; a
 body over Django's own limits (``DATA_UPLOAD_MAX_MEMORY_SIZE`` and the field and file counts) 413.
@@ -7,13 +7,7 @@ An address under ``/api/`` that names no operation is a 404 in JSON too (``unkno
 and ``not_found`` for a 404 raised outside the API's handlers).
 The message is never read to choose the status."""
 
-from django.conf import settings
-from django.core.exceptions import (
-    PermissionDenied,
-    RequestDataTooBig,
-    TooManyFieldsSent,
-    TooManyFilesSent,
-)
+from django.core.exceptions import PermissionDenied
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
@@ -21,21 +15,9 @@ from django.views.defaults import page_not_found
 from ninja import Schema
 
 from ..errors import RegistryError, is_disk_full
-from ..guards import DISK_FULL, database_gone, refusal
+from ..guards import DISK_FULL, OVER_SIZE, database_gone, refusal
 
 DJANGO_STATUS = {Http404: 404, PermissionDenied: 403}
-OVER_SIZE = {  # Django's limits on a request body, each said with its setting
-    RequestDataTooBig: lambda: (
-        f"the request body is over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes (setting "
-        f"DATA_UPLOAD_MAX_MEMORY_SIZE; files sent in a form do not count): send less in one "
-        f"request"),
-    TooManyFieldsSent: lambda: (
-        f"the request holds more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields (setting "
-        f"DATA_UPLOAD_MAX_NUMBER_FIELDS)"),
-    TooManyFilesSent: lambda: (
-        f"the request holds more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files (setting "
-        f"DATA_UPLOAD_MAX_NUMBER_FILES)"),
-}
 
 
 class Error(Schema):
@@ -98,4 +80,4 @@ def not_found(request, exception):
 
 
 ERRORS = {400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 413: Error, 422: Invalid,
-          507: Error}
+          429: Error, 507: Error}

@@ -10,6 +10,7 @@ from ninja.files import UploadedFile
 
 from ..services.versions import IMPORT_FORMATS
 from ..downloads import artifact_response
+from ..bpe.special_tokens import check_special_lists
 from ..errors import Invalid, NotFound, TooLarge
 from ..models import Corpus, Tokenizer, TokenizerVersion
 from ..services.deletions import delete_tokenizer
@@ -101,7 +102,9 @@ def download(request, name: str, ref: str, format: Format = "hf"):
 class EncodeIn(Body):
     """``allowed_special`` and ``disallowed_special`` as in tiktoken: special-token text that is
     allowed becomes its id; text of a disallowed one (``"all"``: every one not allowed) is
-    refused; any other (``"disallowed_special": []``) is encoded as plain text."""
+    refused; any other (``"disallowed_special": []``) is encoded as plain text. Each list holds
+    at most the version's special tokens and 64 other strings (4,096 characters in all): more
+    is a 413 in words."""
 
     text: str
     allowed_special: list[str] | Literal["all"] = []
@@ -126,6 +129,8 @@ def encode(request, name: str, ref: str, body: EncodeIn):
                        field="text")
     check_text(body.text)
     tokenizer = TokenizerVersion.objects.resolve(f"{name}@{ref}").cached_tokenizer()
+    check_special_lists(tokenizer.special_tokens, allowed_special=body.allowed_special,
+                        disallowed_special=body.disallowed_special)
     allowed = body.allowed_special if body.allowed_special == "all" else set(body.allowed_special)
     # EncodeOut as JSON, joined from texts kept per loaded version (json.dumps' very bytes)
     return HttpResponse(tokenizer.encoding_json(body.text, allowed_special=allowed,

@@ -36,7 +36,14 @@ from .parameters import check_training_parameters
 from .pretokenize import iter_chunks
 from .compiled import learn_merges
 from .special_tokens import special_regex, split_special
-from .training import CountProgress, Progress, ShouldStop, Ticker, stop_reason
+from .training import (
+    MAX_PRETOKEN_BYTES,
+    CountProgress,
+    Progress,
+    ShouldStop,
+    Ticker,
+    stop_reason,
+)
 
 __all__ = ["SPLITS", "UNK", "CharBPETokenizer", "CharTrainResult", "count_words",
            "count_words_range", "prefix_char_tokenizer", "spell_words", "split_regex",
@@ -66,11 +73,14 @@ def train_char_bpe(source, vocab_size: int, special_tokens=(UNK,), lowercase: bo
                    split: str = "whitespace", min_word_frequency: int = 1,
                    min_frequency: int = 1, end_of_word_suffix: str = "</w>",
                    progress: Progress | None = None,
-                   should_stop: ShouldStop | None = None) -> CharTrainResult:
+                   should_stop: ShouldStop | None = None,
+                   max_word_bytes: int | None = None) -> CharTrainResult:
     """Train character-level BPE on a source (see ``corpus.iter_documents``).
 
     The whole alphabet is always kept: a ``vocab_size`` below special tokens + alphabet gives a
     vocab of exactly those, with no merge (as Hugging Face's trainer does).
+    ``max_word_bytes``: the longest word merged, in UTF-8 bytes (default ``MAX_PRETOKEN_BYTES``,
+    byte-level BPE's bound for its pre-tokens).
     """
     special_tokens = _check_options(special_tokens, vocab_size, min_word_frequency,
                                     min_frequency, end_of_word_suffix)
@@ -78,14 +88,15 @@ def train_char_bpe(source, vocab_size: int, special_tokens=(UNK,), lowercase: bo
     counts = count_words(source, split_regex(split), lowercase, special_tokens, ticker)
     return train_char_from_counts(counts, vocab_size, special_tokens, lowercase, split,
                                   min_word_frequency, min_frequency, end_of_word_suffix,
-                                  progress, should_stop)
+                                  progress, should_stop, max_word_bytes)
 
 
 def train_char_from_counts(counts: dict[str, int], vocab_size: int, special_tokens=(UNK,),
                            lowercase: bool = False, split: str = "whitespace",
                            min_word_frequency: int = 1, min_frequency: int = 1,
                            end_of_word_suffix: str = "</w>", progress: Progress | None = None,
-                           should_stop: ShouldStop | None = None) -> CharTrainResult:
+                           should_stop: ShouldStop | None = None,
+                           max_word_bytes: int | None = None) -> CharTrainResult:
     """The end of training, from counted words (already lowercased when ``lowercase``): drop
     the rare words, learn the merges, build the vocab. ``train_char_bpe`` ends here, and so does
     a count fanned out to several workers (``count_words_range`` per part).
@@ -100,6 +111,7 @@ def train_char_from_counts(counts: dict[str, int], vocab_size: int, special_toke
     if not words:
         raise ValueError(f"no word occurs min_word_frequency={min_word_frequency} times: "
                          f"lower it, or train on more text")
+    check_word_sizes(words, split, max_word_bytes or MAX_PRETOKEN_BYTES)
     alphabet, word_counts = spell_words(words, end_of_word_suffix)
     num_merges = max(0, vocab_size - len(special_tokens) - len(alphabet))
     merges, merge_counts = learn_merges(word_counts, num_merges, min_frequency,
@@ -110,6 +122,22 @@ def train_char_from_counts(counts: dict[str, int], vocab_size: int, special_toke
     return CharTrainResult(dict(enumerate(tokens)), merges, merge_counts, special_tokens,
                            end_of_word_suffix, lowercase, split,
                            stop_reason(len(merges), num_merges, min_frequency))
+
+
+def check_word_sizes(words: dict[str, int], split: str, limit: int = MAX_PRETOKEN_BYTES) -> None:
+    """Refuse words over ``limit`` UTF-8 bytes (one huge run of text without a space, say),
+    whose merging would take memory without bound (about 110 bytes per byte of the word).
+
+    ``check_word_sizes({"ab": 1}, "whitespace", 1)`` raises "the corpus holds a word of 2
+    bytes, over the limit of 1 (MAX_PRETOKEN_BYTES): ..."."""
+    longest = max((len(w.encode()) for w in words if len(w) * 4 > limit), default=0)
+    if longest > limit:
+        what = ("split 'whitespace' makes every run of text without a space one word"
+                if split == "whitespace" else
+                f"split {split!r} makes every run of letters and digits, or of punctuation, "
+                f"one word")
+        raise ValueError(f"the corpus holds a word of {longest:,} bytes, over the limit of "
+                         f"{limit:,} (MAX_PRETOKEN_BYTES): {what}; break the text")
 
 
 def prefix_char_tokenizer(tokenizer: CharBPETokenizer, vocab_size: int) -> CharBPETokenizer:

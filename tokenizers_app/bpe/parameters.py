@@ -58,15 +58,18 @@ class TrainingParameters:
 def check_training_parameters(*, vocab_size, special_tokens=None, pattern=None, min_frequency=1,
                               sweep=(), max_vocab_size: int | None = None,
                               algorithm="byte_bpe", lowercase=None, split=None,
-                              min_word_frequency=None) -> TrainingParameters:
+                              min_word_frequency=None,
+                              max_sweep_sizes: int | None = None) -> TrainingParameters:
     """The parameters of a training, checked:
     ``check_training_parameters(vocab_size=300, special_tokens=["<s>"], sweep=[280])
     -> TrainingParameters(300, ["<s>"], "gpt2", 1, [280])``;
     ``check_training_parameters(algorithm="char_bpe", vocab_size=500, split="word_punct")`` has
     the special tokens ``["<unk>"]``. ``None`` is "not given": the algorithm's default. A
     parameter of the other algorithm given (``pattern`` with ``char_bpe``, ``lowercase`` with
-    ``byte_bpe``) raises ``Invalid`` naming it."""
+    ``byte_bpe``) raises ``Invalid`` naming it. ``max_sweep_sizes``: the most sizes a sweep may
+    list (None: no bound)."""
     algorithm = check_algorithm(algorithm)
+    check_sweep_count(sweep, max_sweep_sizes)
     given = {"pattern": pattern, "lowercase": lowercase, "split": split,
              "min_word_frequency": min_word_frequency}
     other = CHAR_ONLY if algorithm == "byte_bpe" else BYTE_ONLY
@@ -148,6 +151,16 @@ def check_min_frequency(min_frequency) -> int:
         raise Invalid(f"min frequency must be at most {high} (the largest count a run keeps), "
                       f"got {min_frequency!r}", field="min_frequency")
     return min_frequency
+
+
+def check_sweep_count(sizes, most: int | None) -> None:
+    """Refuse (``Invalid``, field ``sweep``) a sweep listing more than ``most`` sizes, before any
+    size is read: every size is a version of its own (its merge and vocab rows, and an
+    evaluation on every evaluation corpus)."""
+    if most is not None and len(sizes or ()) > most:
+        raise Invalid(f"the sweep lists {len(sizes):,} vocab sizes; a run takes at most {most} "
+                      f"(MAX_SWEEP_SIZES): each size is a version of its own, with its merge and "
+                      f"vocab rows and an evaluation on every evaluation corpus", field="sweep")
 
 
 def check_sweep(sizes, vocab_size: int, num_special: int, base: int = 256) -> list[int]:

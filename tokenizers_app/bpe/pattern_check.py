@@ -7,8 +7,10 @@ So before a custom pattern is stored (a run submitted, a tokenizer imported), ``
 splits long runs of each character the pattern writes literally and of a representative of each
 class of characters (letters, ASCII and not; digits; spaces; punctuation; symbols), alone and
 followed by a character of another class, and a few mixed texts. A split that takes longer than
-``INPUT_SECONDS``, or all of them together longer than ``CHECK_SECONDS``, refuses the pattern
-and names the input. A good pattern passes in well under a second; named patterns are not tried.
+``INPUT_SECONDS``, or all of them together longer than ``CHECK_SECONDS`` (processor seconds of
+the thread that checks: other requests served at the same time are not counted), refuses the
+pattern and names the input. A good pattern passes in well under a second; named patterns are
+not tried.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Iterator
 import regex
 
 from ..errors import Invalid
-from .match_budget import processor_seconds
+from .match_budget import Budget, thread_matches, thread_seconds
 from .pretokenize import PreTokenizer
 
 RUN_CHARS = 3_000  # a run this long: exponential patterns never end, quadratic ones take long
@@ -53,13 +55,15 @@ def check_pattern(pattern: str) -> None:
     pretokenizer = PreTokenizer(pattern)
     if not pretokenizer.checked:
         return
-    deadline = processor_seconds() + CHECK_SECONDS  # regex's clock
+    deadline = thread_seconds() + CHECK_SECONDS  # this thread's: not other requests' work
     for tried, (what, text) in enumerate(adversarial_inputs(pretokenizer.pattern), 1):
-        left = deadline - processor_seconds()
+        left = deadline - thread_seconds()
         try:
             if left <= 0:
                 raise TimeoutError
-            pretokenizer.regex.findall(text, timeout=min(INPUT_SECONDS, left))
+            for _ in thread_matches(pretokenizer.regex, text, Budget(min(INPUT_SECONDS, left),
+                                                                     what)):
+                pass
         except TimeoutError:
             raise Invalid(_refusal(pattern, what, tried, left), field="pattern") from None
 

@@ -8,6 +8,7 @@ left of the caller's budget (``match_budget``); past it, ``PatternTooSlow``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Iterable, Iterator
@@ -16,7 +17,7 @@ import regex
 
 from ..errors import Invalid
 from .compiled import gpt2_split
-from .match_budget import PatternTooSlow, current_budget, processor_seconds, too_slow
+from .match_budget import Budget, PatternTooSlow, current_budget, thread_matches, too_slow
 from .special_tokens import special_regex
 
 GPT2_PATTERN = (
@@ -164,13 +165,11 @@ class PreTokenizer:
             return
         if budget.left <= 0:
             raise too_slow(self.pattern, text, budget)
-        started = processor_seconds()
-        try:
-            yield from self.regex.finditer(text, timeout=budget.left, concurrent=True)
-        except TimeoutError:
-            raise too_slow(self.pattern, text, budget) from None
-        finally:
-            budget.spend(processor_seconds() - started)
+        with budget.gate.slot() if budget.gate else contextlib.nullcontext():
+            try:
+                yield from thread_matches(self.regex, text, budget)
+            except TimeoutError:
+                raise too_slow(self.pattern, text, budget) from None
 
     def _timed_matches(self, text: str):
         try:
@@ -200,9 +199,12 @@ class PreTokenizer:
                           field="pattern")
 
     def _gap(self, text: str, timeout: float | None = None) -> str:
-        """Where the pattern's matches first skip text ('' when they cover it all)."""
+        """Where the pattern's matches first skip text ('' when they cover it all), within
+        ``timeout`` processor seconds of this thread (``TimeoutError`` past them)."""
         end = 0
-        for match in self.regex.finditer(text, timeout=timeout):
+        matches = self.regex.finditer(text) if timeout is None else \
+            thread_matches(self.regex, text, Budget(timeout, ""))
+        for match in matches:
             if match.start() != end:
                 break
             end = match.end()

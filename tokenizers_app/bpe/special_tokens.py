@@ -7,7 +7,12 @@ from collections.abc import Iterable, Iterator
 
 import regex
 
-from ..errors import Invalid
+from ..errors import Invalid, TooLarge
+
+# What a call's allowed_special / disallowed_special may hold beyond the special tokens themselves
+# (strings that are not special tokens: tiktoken refuses text holding a disallowed one too).
+EXTRA_SPECIAL_STRINGS = 64
+EXTRA_SPECIAL_CHARS = 4_096
 
 
 def check_special_tokens(special_tokens: Iterable[str]) -> list[str]:
@@ -35,6 +40,33 @@ def allowed_special_tokens(special_tokens: list[str], allowed_special) -> list[s
         return list(special_tokens)
     allowed = set(allowed_special)
     return [t for t in special_tokens if t in allowed]
+
+
+def check_special_lists(special_tokens: list[str], **lists) -> None:
+    """Raise ``TooLarge`` (field: the list's name) when a list of special-token strings
+    (``allowed_special=[...]``, ``disallowed_special=[...]``; ``"all"`` is always fine) holds
+    more than the ``special_tokens`` plus ``EXTRA_SPECIAL_STRINGS``, or strings that are not
+    special tokens of more than ``EXTRA_SPECIAL_CHARS`` characters in all: the work of a call
+    then stays linear in what the tokenizer holds, not in what a caller sends.
+
+    ``check_special_lists(["<s>"], disallowed_special=["<s>", "x"])`` passes;
+    ``check_special_lists([], disallowed_special=["x"] * 65)`` raises "disallowed_special holds
+    65 strings; this tokenizer takes at most 64 (its 0 special tokens and 64 others)".
+    """
+    known = set(special_tokens)
+    most = len(known) + EXTRA_SPECIAL_STRINGS
+    for name, strings in lists.items():
+        if strings == "all":
+            continue
+        if len(strings) > most:
+            raise TooLarge(f"{name} holds {len(strings):,} strings; this tokenizer takes at most "
+                           f"{most:,} (its {len(known):,} special tokens "
+                           f"and {EXTRA_SPECIAL_STRINGS} others)", field=name)
+        others = sum(len(s) for s in strings if s not in known)
+        if others > EXTRA_SPECIAL_CHARS:
+            raise TooLarge(f"{name} holds {others:,} characters of strings that are not special "
+                           f"tokens of this tokenizer; it takes at most {EXTRA_SPECIAL_CHARS:,}",
+                           field=name)
 
 
 def check_allowed_special(special_tokens: list[str], allowed_special, disallowed_special,

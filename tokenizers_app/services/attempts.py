@@ -20,7 +20,7 @@ from ..bpe.canonical import content_digest
 from ..bpe.char_bpe import prefix_char_tokenizer
 from ..bpe.compiled import CORE_PATH
 from ..bpe.training import prefix_tokenizer
-from ..errors import REFUSALS, is_disk_full
+from ..errors import REFUSALS, is_disk_full, is_library_panic, panic_words
 from ..models import TokenizerVersion, TrainingRun
 from .versions import add_version
 
@@ -111,6 +111,11 @@ def recording_outcome(run: TrainingRun):
             log.exception("run %s failed", run.pk)
             _fail(run, f"unexpected error in the worker: {type(exc).__name__}: {exc} (the "
                        f"worker log has the details)")
+    except BaseException as exc:  # a library's panic: in words here, never out of the task
+        if not is_library_panic(exc):
+            raise
+        log.error("run %s failed: the library panicked: %s", run.pk, exc)
+        _fail(run, panic_words(exc, "this run"))
     finally:
         heartbeat.stop()
 

@@ -15,7 +15,13 @@ from ..bpe.corpus import read_lines
 from ..bpe.inspection import frequent_word_tokens
 from ..engines import evaluate
 from ..engines.sandbox import EngineFailed
-from ..errors import Invalid, StoreUnavailable, Unencodable
+from ..errors import (
+    Invalid,
+    StoreUnavailable,
+    Unencodable,
+    is_library_panic,
+    panic_words,
+)
 from ..models import Corpus, Evaluation, TokenizerVersion
 from ..storage import get_store
 from .queue import send_on_commit
@@ -113,6 +119,11 @@ def _compute(evaluation: Evaluation) -> Evaluation:
     except Exception as exc:  # stored on the row for the dashboard; the log has the traceback
         log.exception("evaluation %s failed", evaluation.pk)
         evaluation.record(error=f"{type(exc).__name__}: {exc}")
+    except BaseException as exc:  # a library's panic: in words here, never out of the task
+        if not is_library_panic(exc):  # (it does not pickle: the worker's pool would lose it)
+            raise
+        log.error("evaluation %s failed: the library panicked: %s", evaluation.pk, exc)
+        evaluation.record(error=panic_words(exc, "this evaluation, on the corpus's text"))
     else:
         evaluation.record(metrics=metrics, word_tokens=[list(word) for word in words])
     return evaluation

@@ -117,7 +117,7 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
                 {word.decode(): count for word, count in counts.items()}, run.vocab_size,
                 run.special_tokens, options["lowercase"], options["split"],
                 options["min_word_frequency"], run.min_frequency, progress=reporter.progress,
-                should_stop=reporter.should_stop)
+                should_stop=reporter.should_stop, max_word_bytes=settings.MAX_PRETOKEN_BYTES)
         else:
             result = train_from_counts(
                 counts, run.vocab_size, run.special_tokens, run.pattern, run.min_frequency,

@@ -41,7 +41,8 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
     versions too, from the merge prefixes of the same run. ``algorithm``: ``byte_bpe`` (with
     ``pattern``) or ``char_bpe`` (with ``lowercase``, ``split``, ``min_word_frequency``); None
     is "not given", and a parameter of the other algorithm given is refused. The core checks the
-    parameters (``bpe.parameters``); the registry adds only its bound, ``MAX_VOCAB_SIZE``.
+    parameters (``bpe.parameters``); the registry adds only its bounds, ``MAX_VOCAB_SIZE`` and
+    ``MAX_SWEEP_SIZES``.
     ``created_by`` trains into a tokenizer it owns (or any, as staff), or a new one that it then
     owns.
     """
@@ -51,7 +52,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         algorithm=algorithm, vocab_size=vocab_size, special_tokens=special_tokens,
         pattern=pattern, min_frequency=min_frequency, sweep=sweep, lowercase=lowercase,
         split=split, min_word_frequency=min_word_frequency,
-        max_vocab_size=settings.MAX_VOCAB_SIZE)
+        max_vocab_size=settings.MAX_VOCAB_SIZE, max_sweep_sizes=settings.MAX_SWEEP_SIZES)
     corpora = resolve_corpora(corpora)
     char_level = params.algorithm == Algorithm.CHAR_BPE
     if not char_level:
@@ -137,7 +138,8 @@ def execute_training_run(*, run_id: int) -> None:
                                         options["lowercase"], options["split"],
                                         options["min_word_frequency"], run.min_frequency,
                                         progress=reporter.progress,
-                                        should_stop=reporter.should_stop)
+                                        should_stop=reporter.should_stop,
+                                        max_word_bytes=settings.MAX_PRETOKEN_BYTES)
                 return save_training_result(run=run, reporter=reporter, result=result)
             result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
                                run.min_frequency, progress=reporter.progress,

@@ -52,5 +52,5 @@ def store_check() -> list[str]:
     try:
         get_store().check()
     except StoreUnavailable as exc:
-        return [str(exc)]
+        return [exc.internal]  # the operator's command: the address and bucket too
     return []

@@ -30,6 +30,23 @@ MISSING = {"NoSuchKey", "404", "NotFound"}
 ADVICE = "nothing was written; try again once the store answers"
 
 
+# what a person reads of what the store was asked to do (the log has the object's name)
+_DOING = {"read": "read a stored file", "store": "store a file", "look": "look up a stored file",
+          "remove": "remove a stored file", "list": "list the stored files",
+          "create": "create its bucket"}
+
+
+def _doing(what: str) -> str:
+    """``_doing("read corpora/ab12.txt") -> "read a stored file"``."""
+    return _DOING.get(what.split(" ", 1)[0], "use it")
+
+
+def _safe_code(code: str) -> str:
+    """An S3 error code as a person may read it: a word such as ``AccessDenied``, nothing
+    else."""
+    return code if code.isalnum() and len(code) <= 40 else "an error"
+
+
 def parse_storage_url(url: str) -> tuple[str, str]:
     """``parse_storage_url("s3://registry/prod") -> ("registry", "prod")``."""
     parts = urlsplit(url)
@@ -70,24 +87,37 @@ class S3Store(Store):
 
     @contextmanager
     def answering(self, what: str, name: str = "", advice: str = ADVICE):
-        """boto's errors as the registry's: missing object, missing bucket, no answer."""
+        """boto's errors as the registry's: missing object, missing bucket, no answer. The
+        error's message names nothing of the store (no address, bucket, key or upload id);
+        its ``internal`` text and the log say them all, with ``what`` was being done."""
         try:
             yield
         except ClientError as exc:
             code = str(exc.response.get("Error", {}).get("Code", ""))
             if code in MISSING and name:
-                raise FileNotFoundError(errno.ENOENT, f"no object {name!r} in {self.describe()}",
+                log.info("no object %r in %s", name, self.describe())
+                raise FileNotFoundError(errno.ENOENT, "no such object in the object store",
                                         name) from None
             if code in ("NoSuchBucket", "404", "NotFound"):
-                raise StoreUnavailable(
+                raise self._unavailable(
+                    f"the object store does not answer: its bucket is missing (the server's log "
+                    f"says which); {advice}",
                     f"the bucket {self.bucket!r} does not exist at {self.endpoint}: create it, "
                     f"or set STORAGE_URL to one that exists; {advice}") from None
-            raise StoreUnavailable(f"{self.describe()} refused to {what} ({code}: "
-                                   f"{exc.response.get('Error', {}).get('Message', '')}); "
-                                   f"{advice}") from None
+            raise self._unavailable(
+                f"the object store refused to {_doing(what)} ({_safe_code(code)}); {advice}",
+                f"{self.describe()} refused to {what} ({code}: "
+                f"{exc.response.get('Error', {}).get('Message', '')}); {advice}") from None
         except (BotoCoreError, HTTPError, ConnectionError) as exc:
-            raise StoreUnavailable(f"{self.describe()} does not answer ({exc}): could not "
-                                   f"{what}; {advice}") from None
+            raise self._unavailable(
+                f"the object store does not answer: could not {_doing(what)}; {advice}",
+                f"{self.describe()} does not answer ({exc}): could not {what}; "
+                f"{advice}") from None
+
+    @staticmethod
+    def _unavailable(public: str, internal: str) -> StoreUnavailable:
+        log.warning("%s", internal)
+        return StoreUnavailable(public, internal=internal)
 
     def check(self) -> None:
         with self.answering("look at its bucket", advice="check AWS_ENDPOINT_URL and the keys, "

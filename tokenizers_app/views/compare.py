@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from ..bpe.baselines import ByteTokenizer, CharTokenizer
 from ..bpe.inspection import words_split_differently
-from ..bpe.match_budget import PatternTooSlow
+from ..bpe.match_budget import PatternBusy, PatternTooSlow
 from ..engines.sandbox import EngineBusy, EngineFailed
 from ..bpe.metric_text import metric_shown
 from ..bpe.metrics import HEADLINE_METRICS
@@ -151,9 +151,9 @@ def playground(request):
         text = text[:PLAYGROUND_MAX_CHARS]
     try:
         rows = [(v.label, _encoded(v.cached_tokenizer(), text)) for v in versions]
-    except (PatternTooSlow, Unencodable, EngineFailed, EngineBusy) as refused:  # the budget for
-        # splitting text ran out, a version cannot spell a character of the text, or another
-        # library's tokenizer failed in its child process
+    except (PatternTooSlow, PatternBusy, Unencodable, EngineFailed, EngineBusy) as refused:  # the
+        # budget for splitting text ran out or no slot for it was free, a version cannot spell a
+        # character of the text, or another library's tokenizer failed in its child process
         errors.append(str(refused))
         rows, status = [], refused.status
     else:

@@ -101,6 +101,29 @@ def test_a_fanned_out_char_run_trains_what_one_task_trains(settings):
     assert (loaded.merges, loaded.merge_counts) == (expected.merges, expected.merge_counts)
 
 
+def test_a_word_over_max_pretoken_bytes_fails_the_char_run_in_words(settings, client):
+    settings.MAX_PRETOKEN_BYTES = 1000
+    run = train(import_text("a few words\n" + "ab" * 600 + "\n", "one-word"), "c",
+                vocab_size=300, algorithm="char_bpe")
+    assert run.status == Status.FAILED and not TokenizerVersion.objects.exists()
+    assert run.error.startswith("the corpus holds a word of 1,200 bytes, over the limit of "
+                                "1,000 (MAX_PRETOKEN_BYTES): split 'whitespace' makes")
+    page = client.get(f"/runs/{run.pk}/").content.decode()  # the run page says it
+    assert "the corpus holds a word of 1,200 bytes, over the limit of 1,000 " \
+           "(MAX_PRETOKEN_BYTES)" in page
+
+
+def test_a_word_over_max_pretoken_bytes_fails_a_fanned_out_char_run_in_words(settings):
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 4000
+    settings.MAX_PRETOKEN_BYTES = 1000
+    text = sample_text(10_000) + "\n" + "x" * 1500 + "\n"
+    run = start_training_run(corpora=[import_text(text, "prose")], tokenizer_name="c",
+                             vocab_size=400, algorithm="char_bpe")
+    run = fan_out(run.pk)
+    assert run.status == Status.FAILED and not TokenizerVersion.objects.exists()
+    assert "a word of 1,500 bytes, over the limit of 1,000 (MAX_PRETOKEN_BYTES)" in run.error
+
+
 def test_cancelling_a_queued_char_run(corpus):
     run = start_training_run(corpora=["prose"], tokenizer_name="c", vocab_size=300,
                              algorithm="char_bpe")

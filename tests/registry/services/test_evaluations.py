@@ -186,3 +186,42 @@ def test_a_missing_corpus_file_fails_the_evaluation_in_words_without_a_traceback
     assert evaluation.status == "failed"
     assert evaluation.error.startswith("the corpus file of 'held-out' cannot be read (No such")
     assert "Traceback" not in caplog.text and all(r.exc_info is None for r in caplog.records)
+
+
+# -- a library that panics ----------------------------------------------------------------------
+
+PANICS = r"(?:(?:x|x)+)+y|[\s\S]"  # the library's regex engine panics on a run of 30 x
+
+
+def panicking_version():
+    """An ``hf`` version whose ``Split`` pre-tokenizer makes the library panic on a run of x,
+    stored as a version written before imports were tried on such text."""
+    from tests.engines.trained import llama_bpe_json
+    from tokenizers_app.models import Tokenizer, TokenizerVersion
+    from tokenizers_app.services.versions import add_version, read_tokenizer
+
+    doc = json.loads(llama_bpe_json())
+    doc["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": PANICS},
+                            "behavior": "Isolated", "invert": False}
+    core = read_tokenizer({"tokenizer.json": json.dumps(doc).encode()}, None, None)
+    return add_version(tokenizer=Tokenizer.objects.create(name="panics"), core=core,
+                       source=TokenizerVersion.Source.IMPORT, source_detail="written directly")
+
+
+def test_a_library_panic_ends_the_evaluation_failed_in_words(corpus, client):
+    held_out = import_text("plain words\n" + "x" * 40 + "\n", "held-out")
+    set_evaluation(corpus=held_out, is_evaluation=True)
+    version = panicking_version()
+    evaluation = Evaluation.objects.get(version=version, corpus=held_out)
+
+    run_evaluation(evaluation_id=evaluation.pk)  # the task's body, as a worker runs it
+
+    evaluation.refresh_from_db()
+    assert evaluation.status == "failed"
+    assert evaluation.error.startswith(
+        "the tokenizer's library failed (it panicked) during this evaluation, on the corpus's "
+        "text: ")
+    assert "Regex" in evaluation.error and "\n" not in evaluation.error
+    page = client.get(f"/tokenizers/panics/{version.number}/").content.decode()
+    assert "failed: the tokenizer&#x27;s library failed (it panicked) during this evaluation" \
+        in page

@@ -333,3 +333,21 @@ def test_a_run_stopped_by_the_task_time_limit_fails_saying_so(corpus, settings, 
     assert run.status == Status.FAILED and not TokenizerVersion.objects.exists()
     assert run.error == ("the run took longer than the limit of 3600 s for one task "
                          "(TASK_TIME_LIMIT_SECONDS) and was stopped")
+
+
+def test_a_library_panic_in_a_run_fails_it_in_words(corpus, monkeypatch):
+    from tests.registry.services.test_evaluations import panicking_version
+    from tokenizers_app.services import runs
+
+    try:
+        panicking_version().load_tokenizer().encode_ordinary("x" * 40)
+    except BaseException as exc:  # the library's own PanicException
+        panic = exc
+
+    def train_bpe_that_panics(*args, **kwargs):
+        raise panic
+
+    monkeypatch.setattr(runs, "train_bpe", train_bpe_that_panics)
+    run = train(corpus, "after-panic")
+    assert run.status == Status.FAILED and type(panic).__name__ == "PanicException"
+    assert run.error.startswith("the tokenizer's library failed (it panicked) during this run: ")
