@@ -15,8 +15,16 @@ from tokenizers_app.models import Evaluation
 
 @pytest.mark.slow
 def test_a_celery_worker_evaluating_the_poison_version_lives_and_the_evaluation_fails_in_words(
-        start_worker, transactional_db):
+        session_worker, start_worker, transactional_db):
+    session_worker["worker"].stop()  # only this worker, with its own memory limit, takes the task
     worker = start_worker("poison", ENGINE_WORKER_MEMORY_BYTES=str(512 * 1024**2))
+    try:
+        _poison_evaluated_by(worker)
+    finally:
+        worker.stop()  # the ``worker`` fixture starts the shared one again when asked
+
+
+def _poison_evaluated_by(worker) -> None:
     pid = worker.process.pid
     import_text("a banana and a llama\n" * 200, "aaa", is_evaluation=True)
     with mock.patch("celery.app.task.Task.apply_async"):

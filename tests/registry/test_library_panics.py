@@ -23,8 +23,8 @@ def test_a_library_panic_fails_the_evaluation_in_words_and_the_worker_goes_on(wo
                f"the evaluation to fail\n{worker.log()}")
 
     panics.refresh_from_db()
-    assert panics.error.startswith("the tokenizer's library failed (it panicked) during this "
-                                   "evaluation, on the corpus's text: ")
+    assert panics.error.startswith("the tokenizer's library failed")  # in its sandbox's words:
+    assert "PanicException" in panics.error  # the child caught the panic
     assert "pickle" not in worker.log() and worker.process.poll() is None
     fine = train(import_text(sample_text(20_000), "prose"), "fine").versions.get()
     wait_until(lambda: Evaluation.objects.get(version=fine, corpus=held_out).status == "succeeded",
