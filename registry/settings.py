@@ -254,7 +254,7 @@ FANOUT_PART_BYTES = env_int("FANOUT_PART_BYTES", 16 * 1024**2)
 FANOUT_KEEP_COUNTS = env_bool("FANOUT_KEEP_COUNTS", False)
 # A running run whose heartbeat is older than this is re-queued by the reaper ...
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 120)
-# A running attempt writes its heartbeat this often from a thread of its own (alive = beating).
+# A running attempt (or evaluation) writes its heartbeat this often from a thread of its own.
 RUN_HEARTBEAT_SECONDS = env_int("RUN_HEARTBEAT_SECONDS", 10)
 # ... at most this many times in all; then it fails.
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
@@ -276,8 +276,9 @@ TOKENIZER_IMPORT_MAX_BYTES = env_int("TOKENIZER_IMPORT_MAX_BYTES", 100 * 1024**2
 WEB_MATCH_SECONDS = float(os.environ.get("WEB_MATCH_SECONDS") or 2)
 # Tokenizers kept loaded per web process (keyed by digest) for encoding on request.
 LOADED_TOKENIZERS = env_int("LOADED_TOKENIZERS", 8)
-# An evaluation still running after this long lost its worker: the reaper queues it again.
-EVALUATION_STALE_SECONDS = env_int("EVALUATION_STALE_SECONDS", 30 * 60)
+# A running evaluation whose heartbeat (written every RUN_HEARTBEAT_SECONDS while its worker
+# lives) is older than this lost its worker: the reaper queues it again.
+EVALUATION_STALE_SECONDS = env_int("EVALUATION_STALE_SECONDS", 120)
 # An evaluation queued this long ago may have lost its task (broker down): the reaper resends it.
 EVALUATION_RESEND_SECONDS = env_int("EVALUATION_RESEND_SECONDS", 10 * 60)
 
