@@ -108,8 +108,8 @@ def registry_environment(tmp_path_factory):
     settings.MEDIA_ROOT = str(media)
     env = {"MEDIA_ROOT": str(media), "CELERY_TASK_DEFAULT_QUEUE": SESSION,
            "DJANGO_SETTINGS_MODULE": "registry.settings"}
-    # in the settings too: Celery 5.6 may read its configuration from them after this (it did
-    # under pytest-xdist), and this process then sent its tasks to the queue "celery"
+    # set in the settings too (here and below): Celery 5.6 reads its configuration from them
+    # after this, and this process then sent its tasks to the queue "celery" in var/broker/
     settings.CELERY_TASK_DEFAULT_QUEUE = app.conf.task_default_queue = SESSION
     if app.conf.broker_url.startswith("filesystem"):
         broker = tmp_path_factory.mktemp("broker")
@@ -118,7 +118,7 @@ def registry_environment(tmp_path_factory):
                             ("control_folder", "control"), ("processed_folder", "processed")]:
             (broker / folder).mkdir(exist_ok=True)
             options[key] = str(broker / folder)
-        app.conf.broker_transport_options = options
+        settings.CELERY_BROKER_TRANSPORT_OPTIONS = app.conf.broker_transport_options = options
         env["CELERY_BROKER_DIR"] = str(broker)
     return env
 

@@ -22,11 +22,13 @@ worker_barrier) until Redis is back and the worker has connected again, then let
 
 import pytest
 
-from tokenizers_app.models import TrainingRun
+from tokenizers_app.models import CountPart, Evaluation, TrainingRun
 from tokenizers_app.services.runs import start_training_run
 
 from .helpers import import_text, made_up_words, sample_text, wait_for_run
 from .test_faults import (  # noqa: F401 - own_redis and own_workers are fixtures
+    FAN_OUT,
+    CountingAPart,
     assert_one_complete_version,
     learning_merges,
     own_redis,
@@ -103,3 +105,54 @@ def test_redis_restarted_mid_run_the_run_ends_with_one_version_and_the_worker_li
     assert run.attempt == 1  # the worker kept training: nothing was run again
     assert_one_complete_version(run)
     assert_alive_and_takes_the_next_run(worker, import_text(sample_text(20_000), "next"))
+
+
+def test_redis_restarted_mid_fan_out_part_the_run_ends_with_one_version_and_the_worker_lives(
+        own_redis, own_workers, hold):
+    """Three parts counted by count tasks: each child process lets one through and holds the
+    next, so every part's message has been taken when Redis goes (a message still waiting in
+    Redis would be lost with it, and the reaper would have to send the run again)."""
+    corpus = import_text(sample_text(900_000), "fanned")
+    worker = prefork_worker(own_workers, own_redis, "redis-fan-out", **FAN_OUT,
+                            FANOUT_PART_BYTES="310000", **hold.env(Stage.COUNT, after=1))
+    run = start_training_run(corpora=[corpus], tokenizer_name="fanned", vocab_size=300)
+    wait_for_phase(run, CountingAPart(), worker, "counting a fan-out part")
+
+    restart_redis_and_wait_for_the_worker(own_redis, worker)
+    run.refresh_from_db()
+    assert (run.status, run.stage) == (Status.RUNNING, Stage.COUNT)  # still counting a part
+    hold.release()
+    run = wait_for_run(run, timeout=90, worker=worker)
+
+    assert run.status == Status.SUCCEEDED, run.error
+    assert run.attempt == 1 and run.fanout_parts == 3
+    assert CountPart.objects.filter(run=run, attempt=1, done=True).count() == 3
+    assert_one_complete_version(run)
+    assert_alive_and_takes_the_next_run(worker, corpus)
+
+
+def test_redis_restarted_mid_evaluation_it_ends_as_one_evaluation_and_the_worker_lives(
+        own_redis, own_workers, hold):
+    import_text(sample_text(20_000, offset=100_000), "held-out", is_evaluation=True)
+    corpus = import_text(sample_text(20_000), "prose")
+    worker = prefork_worker(own_workers, own_redis, "redis-evaluation", **hold.env("evaluate"))
+    run = wait_for_run(start_training_run(corpora=[corpus], tokenizer_name="evaluated",
+                                          vocab_size=300), worker=worker)
+    assert run.status == Status.SUCCEEDED, run.error
+    evaluation = Evaluation.objects.get()
+    wait_for(lambda: Evaluation.objects.filter(pk=evaluation.pk,
+                                               status=Evaluation.Status.RUNNING).exists(),
+             60, "the evaluation to run", worker)
+
+    restart_redis_and_wait_for_the_worker(own_redis, worker)
+    evaluation.refresh_from_db()
+    assert evaluation.status == Evaluation.Status.RUNNING  # still computing
+    hold.release()
+    wait_for(lambda: Evaluation.objects.filter(pk=evaluation.pk).exclude(
+        status__in=[Evaluation.Status.QUEUED, Evaluation.Status.RUNNING]).exists(), 60,
+        "the evaluation to finish", worker)
+
+    evaluation = Evaluation.objects.get()  # one evaluation of the version on the corpus
+    assert evaluation.status == Evaluation.Status.SUCCEEDED, evaluation.error
+    assert evaluation.compression_ratio > 1 and evaluation.finished_at > evaluation.started_at
+    assert_alive_and_takes_the_next_run(worker, corpus)
