@@ -4,6 +4,9 @@ whose heartbeat is older than ``EVALUATION_STALE_SECONDS`` (120 s, as ``RUN_STAL
 killed one is back in the queue within minutes, and a long one whose worker lives is never
 taken from it, however long it has been running."""
 
+import os
+import signal
+import subprocess
 import time
 from unittest import mock
 
@@ -116,5 +119,43 @@ def test_a_killed_evaluation_is_queued_again_and_a_living_long_one_is_not(own_wo
         status__in=[Status.QUEUED, Status.RUNNING]).exists(), 60,
         "the evaluation to finish", replacement)
     evaluation = Evaluation.objects.get()  # one evaluation of the version on the corpus
+    assert evaluation.status == Status.SUCCEEDED, evaluation.error
+    assert evaluation.compression_ratio > 1 and evaluation.started_at > started
+
+
+def test_a_prefork_child_killed_mid_evaluation_is_taken_back_and_the_same_worker_computes_it(
+        own_workers, tmp_path):
+    """The drill as it happened: the worker's main process lives (as ``manage.py start`` and
+    compose run it, prefork), the child computing an evaluation is killed (SIGKILL). The
+    evaluation stays running, its heartbeat stopped with the child; the reaper queues it again
+    and the same worker, with a new child, computes it: one evaluation, succeeded."""
+    import_text(sample_text(20_000, offset=100_000), "held-out", is_evaluation=True)
+    corpus = import_text(sample_text(20_000), "prose")
+    release = tmp_path / "release"
+    worker = own_workers("evaluating-prefork", TEST_WORKER_POOL="prefork",
+                         TEST_HOLD_STAGE="evaluate", TEST_HOLD_RELEASE=str(release),
+                         RUN_HEARTBEAT_SECONDS="1")
+    run = wait_for_run(start_training_run(corpora=[corpus], tokenizer_name="evaluated",
+                                          vocab_size=300), worker=worker)
+    assert run.status == TrainingRun.Status.SUCCEEDED, run.error
+    evaluation = Evaluation.objects.get()
+    wait_for(lambda: Evaluation.objects.filter(pk=evaluation.pk, status=Status.RUNNING).exists(),
+             60, "the evaluation to run", worker)
+    started = Evaluation.objects.get().started_at
+
+    children = subprocess.run(["pgrep", "-P", str(worker.process.pid)], capture_output=True,
+                              text=True).stdout.split()
+    assert children, worker.log()
+    for child in children:  # the one computing the evaluation among them
+        os.kill(int(child), signal.SIGKILL)
+    release.touch()  # the new children hold nothing
+    wait_until(lambda: reap_evaluations(stale_seconds=3) == [evaluation.pk], 30,
+               "the reaper to queue the killed child's evaluation again")
+
+    wait_for(lambda: Evaluation.objects.filter(pk=evaluation.pk).exclude(
+        status__in=[Status.QUEUED, Status.RUNNING]).exists(), 60,
+        "the same worker to compute the evaluation", worker)
+    assert worker.process.poll() is None  # the main process lived throughout
+    evaluation = Evaluation.objects.get()
     assert evaluation.status == Status.SUCCEEDED, evaluation.error
     assert evaluation.compression_ratio > 1 and evaluation.started_at > started
