@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -143,12 +144,14 @@ def test_a_prefork_child_killed_mid_evaluation_is_taken_back_and_the_same_worker
              60, "the evaluation to run", worker)
     started = Evaluation.objects.get().started_at
 
+    held = Path(f"{release}.pid")
+    wait_until(held.exists, 30, "the child computing the evaluation to say its pid")
+    child = int(held.read_text())
     children = subprocess.run(["pgrep", "-P", str(worker.process.pid)], capture_output=True,
                               text=True).stdout.split()
-    assert children, worker.log()
-    for child in children:  # the one computing the evaluation among them
-        os.kill(int(child), signal.SIGKILL)
-    release.touch()  # the new children hold nothing
+    assert str(child) in children, worker.log()  # a child of the worker's main process
+    os.kill(child, signal.SIGKILL)
+    release.touch()  # the new child holds nothing
     wait_until(lambda: reap_evaluations(stale_seconds=3) == [evaluation.pk], 30,
                "the reaper to queue the killed child's evaluation again")
 

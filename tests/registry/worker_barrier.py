@@ -15,7 +15,8 @@
   reach the stage go through. ``TEST_HOLD_STAGE=evaluate`` holds an evaluation once it is
   running, before it computes its metrics.
 - With ``TEST_HOLD_RELEASE`` set to a file, the held task goes on once that file exists (a test
-  restarts the broker meanwhile, say, and then lets the task finish).
+  restarts the broker meanwhile, say, and then lets the task finish). A process holding an
+  evaluation writes its pid beside it, in ``<file>.pid`` (a test kills that pool child).
 """
 
 import os
@@ -91,6 +92,8 @@ def hold_evaluations():
     def hold_then_evaluate(*args, **kwargs):
         if not held:
             held.append(True)
+            if os.environ.get("TEST_HOLD_RELEASE"):
+                Path(os.environ["TEST_HOLD_RELEASE"] + ".pid").write_text(str(os.getpid()))
             while not released():
                 time.sleep(0.2)
         return evaluate(*args, **kwargs)
