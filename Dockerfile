@@ -18,12 +18,13 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 
-COPY pyproject.toml setup.py manage.py ./
+COPY pyproject.toml setup.py manage.py constraints.txt ./
 COPY registry registry
 COPY tokenizers_app tokenizers_app
 COPY --from=build /wheels /wheels
 COPY --from=build /app/tokenizers_app/bpe/*.so tokenizers_app/bpe/
-RUN pip install /wheels/tokenizer_registry-*.whl gunicorn && rm -rf /wheels \
+# the versions the suite passed with (the lock, see the README's "Two commands")
+RUN pip install -c constraints.txt /wheels/tokenizer_registry-*.whl gunicorn && rm -rf /wheels \
     && python -c "from tokenizers_app.bpe.compiled import CORE_PATH, IS_COMPILED; \
 assert IS_COMPILED, CORE_PATH; print('BPE core:', CORE_PATH)"
 

@@ -277,7 +277,7 @@ FANOUT_PART_BYTES = env_int("FANOUT_PART_BYTES", 16 * 1024**2)
 FANOUT_KEEP_COUNTS = env_bool("FANOUT_KEEP_COUNTS", False)
 # A running run whose heartbeat is older than this is re-queued by the reaper ...
 RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 120)
-# A running attempt writes its heartbeat this often from a thread of its own (alive = beating).
+# A running attempt (or evaluation) writes its heartbeat this often from a thread of its own.
 RUN_HEARTBEAT_SECONDS = env_int("RUN_HEARTBEAT_SECONDS", 10)
 # ... at most this many times in all; then it fails.
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
@@ -324,8 +324,9 @@ ENGINE_CPU_SECONDS = env_int("ENGINE_CPU_SECONDS", 600)  # a child's life; then 
 # ... and a worker evaluates with one child of this memory, answering within this long:
 ENGINE_WORKER_MEMORY_BYTES = env_int("ENGINE_WORKER_MEMORY_BYTES", 2 * 1024**3)
 ENGINE_WORKER_SECONDS = env_int("ENGINE_WORKER_SECONDS", 30 * 60)
-# An evaluation still running after this long lost its worker: the reaper queues it again.
-EVALUATION_STALE_SECONDS = env_int("EVALUATION_STALE_SECONDS", 30 * 60)
+# A running evaluation whose heartbeat (written every RUN_HEARTBEAT_SECONDS while its worker
+# lives) is older than this lost its worker: the reaper queues it again.
+EVALUATION_STALE_SECONDS = env_int("EVALUATION_STALE_SECONDS", 120)
 # ... at most this many starts in all; then it fails in words (a file that kills its worker).
 EVALUATION_MAX_ATTEMPTS = env_int("EVALUATION_MAX_ATTEMPTS", 3)
 # An evaluation queued this long ago may have lost its task (broker down): the reaper resends it.

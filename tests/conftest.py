@@ -50,7 +50,8 @@ REPO = Path(__file__).resolve().parent.parent
 # so do the tests of these folders (prefix: group) ...
 XDIST_GROUPS: dict[str, str] = {}
 # ... except the tests of these modules, which are long, independent and spread over the workers
-XDIST_SPREAD = ("tests/registry/test_faults.py", "tests/test_bench.py")
+XDIST_SPREAD = ("tests/registry/test_faults.py", "tests/registry/test_broker_restarts.py",
+                "tests/test_bench.py")
 # a Celery worker, a server or a cluster that a test starts keeps it waiting more than working:
 # two xdist workers per core keep the cores busy (PYTEST_XDIST_AUTO_NUM_WORKERS=N to choose)
 XDIST_WORKERS_PER_CORE = 2
@@ -107,7 +108,9 @@ def registry_environment(tmp_path_factory):
     settings.MEDIA_ROOT = str(media)
     env = {"MEDIA_ROOT": str(media), "CELERY_TASK_DEFAULT_QUEUE": SESSION,
            "DJANGO_SETTINGS_MODULE": "registry.settings"}
-    app.conf.task_default_queue = SESSION
+    # set in the settings too (here and below): Celery 5.6 reads its configuration from them
+    # after this, and this process then sent its tasks to the queue "celery" in var/broker/
+    settings.CELERY_TASK_DEFAULT_QUEUE = app.conf.task_default_queue = SESSION
     if app.conf.broker_url.startswith("filesystem"):
         broker = tmp_path_factory.mktemp("broker")
         options = dict(app.conf.broker_transport_options)
@@ -115,7 +118,7 @@ def registry_environment(tmp_path_factory):
                             ("control_folder", "control"), ("processed_folder", "processed")]:
             (broker / folder).mkdir(exist_ok=True)
             options[key] = str(broker / folder)
-        app.conf.broker_transport_options = options
+        settings.CELERY_BROKER_TRANSPORT_OPTIONS = app.conf.broker_transport_options = options
         env["CELERY_BROKER_DIR"] = str(broker)
     return env
 
@@ -143,7 +146,10 @@ class Worker:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60) -> "Worker":
-        command = [sys.executable, "-m", "celery", "-A", "registry", "worker", "--pool=solo",
+        # TEST_WORKER_POOL=prefork: child processes, as `manage.py start` and compose run it
+        pool = self.env.get("TEST_WORKER_POOL", "solo")
+        command = [sys.executable, "-m", "celery", "-A", "registry", "worker", f"--pool={pool}",
+                   *(["--concurrency=2"] if pool == "prefork" else []),
                    "--loglevel=INFO", "-Q", SESSION, "-n", f"{self.name}-{SESSION}@%h",
                    "--without-gossip", "--without-mingle", "--without-heartbeat",
                    "--include", ",".join(["tests.registry.worker_barrier",

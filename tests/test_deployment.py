@@ -78,6 +78,8 @@ def test_the_compose_file_is_valid_and_runs_the_web_service_as_the_dockerfile_do
         assert environment["STORAGE_URL"].startswith("s3://")
         assert environment["AWS_ENDPOINT_URL"] == "http://s3:8333"
         assert not config["services"][name].get("volumes")
+        # a worker whose process exits (an unrecoverable error, killed) is started again
+        assert config["services"][name]["restart"] == "unless-stopped"
 
 
 def test_the_compose_file_refuses_to_start_without_a_secret_key_of_the_users():

@@ -9,8 +9,9 @@ nothing, is the reaper: ``reap_runs`` and ``reap_evaluations``, which celery bea
 minute (``tokenizers_app.tasks.reap_runs``). A running run whose heartbeat (written every
 ``RUN_HEARTBEAT_SECONDS`` at least while its worker lives) is older than ``RUN_STALE_SECONDS``
 is queued again as its next attempt (failed after ``RUN_MAX_ATTEMPTS``,
-cancelled when a cancel is pending), a queued run whose task may be lost is sent again, and an
-evaluation running for longer than ``EVALUATION_STALE_SECONDS`` is queued again. These tests call
+cancelled when a cancel is pending), a queued run whose task may be lost is sent again, and a
+running evaluation whose heartbeat is older than ``EVALUATION_STALE_SECONDS`` is queued again
+(test_evaluation_heartbeat.py). These tests call
 the reaper themselves, with a staleness of one second (or none). What makes the outcome exact:
 every write of an attempt is guarded by its attempt number (a late attempt writes nothing), a
 second delivery of a task finds its work taken, and a run's versions are saved with all their rows
@@ -270,8 +271,8 @@ def test_a_run_killed_while_saving_that_is_not_run_again_ends_with_no_version_sa
 
 
 def test_a_worker_killed_while_evaluating_gives_one_evaluation_after_the_reaper(own_workers):
-    """An evaluation whose worker is killed stays running (evaluations keep no heartbeat) until
-    the reaper queues it again; a new worker computes it: one evaluation, succeeded."""
+    """An evaluation whose worker is killed stays running (its heartbeat stopped) until the
+    reaper queues it again; a new worker computes it: one evaluation, succeeded."""
     held_out = import_text(made_up_words(3_000_000, seed=1), "held-out", is_evaluation=True)
     corpus = import_text(sample_text(20_000), "prose")
     worker = own_workers("evaluating")

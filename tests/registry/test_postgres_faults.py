@@ -315,8 +315,8 @@ def test_postgres_restarted_between_the_corpus_file_move_and_its_insert(registry
 
 def test_postgres_restarted_while_a_worker_evaluates_gives_one_evaluation(registry):
     """The evaluation's worker finds its connection gone when it writes its result: the
-    evaluation stays running until the reaper queues it again (evaluations keep no heartbeat),
-    then a worker computes it: exactly one evaluation, succeeded (or failed saying why)."""
+    evaluation stays running until the reaper queues it again (its task ended, and its heartbeat
+    with it), then a worker computes it: exactly one evaluation, succeeded (or failed saying why)."""
     registry.import_corpus(made_up_words(3_000_000, seed=1), "held-out", "--evaluation")
     registry.import_corpus(made_up_words(20_000), "prose")
     worker = registry.start_worker("evaluate")

@@ -12,7 +12,11 @@
   and the run's next attempt, on a worker without it, need not be long. Should a progress
   write fail while held (the database restarted), the task ends as it would, and the worker
   holds nothing more. With ``TEST_HOLD_AFTER=N``, the first N tasks (count parts, say) to
-  reach the stage go through.
+  reach the stage go through. ``TEST_HOLD_STAGE=evaluate`` holds an evaluation once it is
+  running, before it computes its metrics.
+- With ``TEST_HOLD_RELEASE`` set to a file, the held task goes on once that file exists (a test
+  restarts the broker meanwhile, say, and then lets the task finish). A process holding an
+  evaluation writes its pid beside it, in ``<file>.pid`` (a test kills that pool child).
 """
 
 import os
@@ -39,11 +43,18 @@ def wait_for_the_other_workers(task=None, **_):
         time.sleep(0.05)
 
 
+def released() -> bool:
+    release = os.environ.get("TEST_HOLD_RELEASE")
+    return bool(release) and Path(release).exists()
+
+
 @task_prerun.connect
 def hold_in_a_stage(**_):
     stage_held = os.environ.get("TEST_HOLD_STAGE")
     if not stage_held:
         return
+    if stage_held == "evaluate":
+        return hold_evaluations()
     from tokenizers_app.bpe.training import Ticker
 
     tick = Ticker.__call__
@@ -60,9 +71,32 @@ def hold_in_a_stage(**_):
             through.append(self)
             return
         held.append(self)
-        while True:  # until killed (or a write fails: the task ends as it would)
+        while not released():  # until killed (or a write fails: the task ends as it would)
             tick(self, stage, done, total, force=True)  # the row shows this, a fresh heartbeat
             time.sleep(0.2)
 
     tick_then_hold.holds = True
     Ticker.__call__ = tick_then_hold
+
+
+def hold_evaluations():
+    """Hold the first evaluation this process runs, once it is running, until the process is
+    killed or the hold released."""
+    from tokenizers_app.services import evaluations
+
+    evaluate = evaluations.evaluate
+    if getattr(evaluate, "holds", False):
+        return
+    held = []
+
+    def hold_then_evaluate(*args, **kwargs):
+        if not held:
+            held.append(True)
+            if os.environ.get("TEST_HOLD_RELEASE"):
+                Path(os.environ["TEST_HOLD_RELEASE"] + ".pid").write_text(str(os.getpid()))
+            while not released():
+                time.sleep(0.2)
+        return evaluate(*args, **kwargs)
+
+    hold_then_evaluate.holds = True
+    evaluations.evaluate = hold_then_evaluate

@@ -14,8 +14,9 @@ class EvaluationQuerySet(models.QuerySet):
     def claim(self, evaluation_id: int) -> Evaluation | None:
         """Move a queued evaluation to running; None when it is not queued (done, or taken by
         another delivery of the same task)."""
+        now = timezone.now()
         claimed = self.filter(pk=evaluation_id, status=Evaluation.Status.QUEUED).update(
-            status=Evaluation.Status.RUNNING, started_at=timezone.now(),
+            status=Evaluation.Status.RUNNING, started_at=now, heartbeat_at=now,
             attempts=models.F("attempts") + 1)
         return self.select_related("version", "corpus").get(pk=evaluation_id) if claimed else None
 
@@ -48,9 +49,11 @@ class EvaluationQuerySet(models.QuerySet):
                           "version__number"))
 
     def stale(self, cutoff):
-        """Evaluations running since before ``cutoff``: their worker died (they keep no
-        heartbeat)."""
-        return self.filter(status=Evaluation.Status.RUNNING, started_at__lt=cutoff)
+        """Running evaluations whose last heartbeat is older than ``cutoff``: their worker died
+        (one without a heartbeat, from before evaluations had one: running since then)."""
+        silent = (models.Q(heartbeat_at__lt=cutoff)
+                  | models.Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
+        return self.filter(silent, status=Evaluation.Status.RUNNING)
 
 
 class Evaluation(models.Model):
@@ -80,6 +83,8 @@ class Evaluation(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     sent_at = models.DateTimeField(default=timezone.now, help_text="when its task was last sent")
     started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, editable=False,
+                                        help_text="written while a worker computes it")
     finished_at = models.DateTimeField(null=True, blank=True)
 
     objects = EvaluationQuerySet.as_manager()
@@ -105,9 +110,17 @@ class Evaluation(models.Model):
     def start_here(self) -> None:
         """Mark this evaluation running in this process (computed now, not by a task)."""
         self.status, self.started_at = self.Status.RUNNING, timezone.now()
+        self.heartbeat_at = self.started_at
         Evaluation.objects.filter(pk=self.pk).update(status=self.status,
                                                      started_at=self.started_at,
+                                                     heartbeat_at=self.heartbeat_at,
                                                      attempts=models.F("attempts") + 1)
+
+    def owned(self) -> models.QuerySet:
+        """This evaluation, while the attempt that started at ``started_at`` still runs it (the
+        reaper has not queued it again)."""
+        return Evaluation.objects.filter(pk=self.pk, status=self.Status.RUNNING,
+                                         started_at=self.started_at)
 
     def requeue_if_stale(self, cutoff, most_attempts: int = 3) -> bool:
         """Queue this evaluation again if it is still running since before ``cutoff`` (its
@@ -139,8 +152,7 @@ class Evaluation(models.Model):
                   "compression_ratio": metrics.get("compression_ratio"),
                   "word_tokens": word_tokens or [],
                   "finished_at": timezone.now()}
-        written = Evaluation.objects.filter(pk=self.pk, status=self.Status.RUNNING,
-                                            started_at=self.started_at).update(**fields)
+        written = self.owned().update(**fields)
         if written:
             for name, value in fields.items():
                 setattr(self, name, value)

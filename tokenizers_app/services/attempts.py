@@ -5,13 +5,12 @@ saved in one transaction."""
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from contextlib import contextmanager
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from ..bpe import TrainingCancelled, TrainResult
@@ -22,6 +21,7 @@ from ..bpe.compiled import CORE_PATH
 from ..bpe.training import prefix_tokenizer
 from ..errors import REFUSALS, is_disk_full, is_library_panic, panic_words
 from ..models import TokenizerVersion, TrainingRun
+from .heartbeats import Heartbeat
 from .versions import add_version
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,8 @@ def recording_outcome(run: TrainingRun):
     """Record how an attempt ended: cancelled, or failed with a message a person can act on.
     An attempt that lost its run to another attempt records nothing. While it runs, a
     ``Heartbeat`` beats for it."""
-    heartbeat = Heartbeat(run)
+    attempt = run.attempt
+    heartbeat = Heartbeat(f"run {run.pk}", lambda: run.owned(attempt))
     try:
         heartbeat.start_unless_in_transaction()
         yield
@@ -127,39 +128,6 @@ def _fail(run: TrainingRun, error: str) -> None:
         run.finish(Status.CANCELLED)
     else:
         run.finish(Status.FAILED, error=error)
-
-
-class Heartbeat(threading.Thread):
-    """Writes the attempt's heartbeat every ``RUN_HEARTBEAT_SECONDS`` from a thread of its own,
-    whatever the work is doing (one long step reports no progress): so a heartbeat older than
-    ``RUN_STALE_SECONDS`` means the worker process is gone, and the reaper never takes a run
-    from a worker that is still alive."""
-
-    def __init__(self, run: TrainingRun):
-        super().__init__(daemon=True, name=f"heartbeat-run-{run.pk}")
-        self.record, self.attempt, self.stopped = run, run.attempt, threading.Event()
-
-    def start_unless_in_transaction(self) -> None:
-        # another connection cannot see the rows of an open transaction (work called inside
-        # one, as tests do, beats through its progress reports only)
-        if not connection.in_atomic_block:
-            self.start()
-
-    def run(self) -> None:
-        try:
-            while not self.stopped.wait(settings.RUN_HEARTBEAT_SECONDS):
-                try:
-                    self.record.owned(self.attempt).update(heartbeat_at=timezone.now())
-                except DatabaseError as error:  # the next beat tries again, connected anew
-                    log.warning("run %s: heartbeat not written (%s)", self.record.pk, error)
-                    connection.close()
-        finally:
-            connection.close()  # this thread's own connection
-
-    def stop(self) -> None:
-        self.stopped.set()
-        if self.is_alive():
-            self.join(timeout=10)
 
 
 def save_training_result(*, run: TrainingRun, reporter: RunReporter,

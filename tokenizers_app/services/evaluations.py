@@ -5,6 +5,7 @@ request), and queue again those whose worker died."""
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from datetime import timedelta
 
 from django.conf import settings
@@ -24,6 +25,7 @@ from ..errors import (
 )
 from ..models import Corpus, Evaluation, TokenizerVersion
 from ..storage import get_store
+from .heartbeats import Heartbeat
 from .queue import send_on_commit
 
 log = logging.getLogger(__name__)
@@ -67,12 +69,26 @@ def run_evaluation(*, evaluation_id: int) -> None:
     """Compute a queued evaluation (the task body); a duplicate delivery does nothing."""
     evaluation = Evaluation.objects.claim(evaluation_id)
     if evaluation is not None:
-        _compute(evaluation)
+        with beating(evaluation):
+            _compute(evaluation)
+
+
+@contextmanager
+def beating(evaluation: Evaluation):
+    """A heartbeat for the evaluation while it is computed (as a run's attempt has): the reaper
+    takes back an evaluation whose worker died within ``EVALUATION_STALE_SECONDS``, and never one
+    whose worker is alive, however long it takes."""
+    heartbeat = Heartbeat(f"evaluation {evaluation.pk}", evaluation.owned)
+    heartbeat.start_unless_in_transaction()
+    try:
+        yield
+    finally:
+        heartbeat.stop()
 
 
 def reap_evaluations(*, stale_seconds: int | None = None) -> list[int]:
-    """Queue again the evaluations running longer than ``stale_seconds`` (their worker died:
-    evaluations keep no heartbeat), and send again those queued whose task was sent more than
+    """Queue again the running evaluations whose heartbeat is older than ``stale_seconds`` (their
+    worker died), and send again those queued whose task was sent more than
     ``EVALUATION_RESEND_SECONDS`` ago (it may be lost; a second delivery does nothing). Returns
     their ids."""
     stale_seconds = settings.EVALUATION_STALE_SECONDS if stale_seconds is None else stale_seconds
@@ -95,7 +111,8 @@ def evaluate_version(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation
     """Evaluate a version on a corpus now, in this process, and store the result."""
     evaluation, _ = Evaluation.objects.get_or_create(version=version, corpus=corpus)
     evaluation.start_here()
-    return _compute(evaluation)
+    with beating(evaluation):
+        return _compute(evaluation)
 
 
 def _compute(evaluation: Evaluation) -> Evaluation:

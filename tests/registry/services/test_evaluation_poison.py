@@ -38,7 +38,8 @@ def test_an_evaluation_whose_worker_dies_every_time_fails_in_words_after_its_att
         assert Evaluation.objects.claim(evaluation.pk) is not None  # a worker starts it ...
         assert Evaluation.objects.get(pk=evaluation.pk).attempts == attempt
         long_ago = timezone.now() - timedelta(hours=2)  # ... and dies with it
-        Evaluation.objects.filter(pk=evaluation.pk).update(started_at=long_ago)
+        Evaluation.objects.filter(pk=evaluation.pk).update(started_at=long_ago,
+                                                           heartbeat_at=long_ago)
         with django_capture_on_commit_callbacks():
             sent = reap_evaluations(stale_seconds=3600)
         assert sent == ([evaluation.pk] if attempt < 3 else [])

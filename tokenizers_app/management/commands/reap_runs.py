@@ -9,7 +9,7 @@ from tokenizers_app.services.runs import reap_runs
 
 class Command(BaseCommand):
     help = ("Re-queue runs whose worker stopped sending heartbeats (or fail them after "
-            "RUN_MAX_ATTEMPTS attempts), evaluations running for longer than "
+            "RUN_MAX_ATTEMPTS attempts), running evaluations whose heartbeat is older than "
             "EVALUATION_STALE_SECONDS, and evaluations queued for longer than "
             "EVALUATION_RESEND_SECONDS (their task may be lost). Celery beat runs this every "
             "minute.")

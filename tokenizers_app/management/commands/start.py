@@ -2,7 +2,8 @@
 
 Migrates the database, loads demo corpora from text already on this machine on the first start
 (and queues two small demo training runs: byte-level and character-level BPE), then runs a real Celery worker process (with the
-periodic reaper) next to the web server, and stops the worker when the server stops. The demo
+periodic reaper) next to the web server, starts it again should it exit (as the compose file's
+``restart: unless-stopped`` does), and stops the worker when the server stops. The demo
 corpora, tokenizers and runs are the operator's (no user), so staff-only; staff may give the
 tokenizer an owner in the admin.
 """
@@ -13,6 +14,9 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -26,6 +30,11 @@ from tokenizers_app.services.versions import import_trained_wordpiece
 
 DEMO_TRAIN_BYTES = 3_000_000
 DEMO_EVAL_BYTES = 1_000_000
+# an exited worker is started again after this many seconds, twice as many after each exit that
+# follows a short life (under WORKER_SETTLED_SECONDS), up to WORKER_RESTART_MAX_SECONDS
+WORKER_RESTART_SECONDS = 1.0
+WORKER_RESTART_MAX_SECONDS = 60.0
+WORKER_SETTLED_SECONDS = 60.0
 
 
 class Command(BaseCommand):
@@ -45,7 +54,8 @@ class Command(BaseCommand):
             call_command("collectstatic", interactive=False, verbosity=0)
         if not no_demo and not Corpus.objects.exists():
             self.load_demo()
-        worker = None if no_worker else self.start_worker(concurrency)
+        worker = None if no_worker else WorkerKeeper(lambda: self.start_worker(concurrency),
+                                                     self.stdout.write)
         # Ctrl-C and SIGTERM stop the server and then the worker, even when this process was
         # started in the background with SIGINT ignored (a shell does that to `cmd &`)
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -56,7 +66,7 @@ class Command(BaseCommand):
             call_command("runserver", addrport, use_reloader=False)
         finally:
             if worker is not None:
-                stop_worker(worker)
+                worker.stop()
 
     def load_demo(self) -> None:
         """Demo corpora from text on this machine; nothing is downloaded."""
@@ -94,6 +104,43 @@ class Command(BaseCommand):
                    "--loglevel=INFO", "--without-gossip", "--without-mingle"]
         self.stdout.write(f"starting a worker: {' '.join(command[2:])}")
         return subprocess.Popen(command, cwd=settings.BASE_DIR, env=os.environ.copy())
+
+
+class WorkerKeeper(threading.Thread):
+    """Keeps a worker running beside the server: a worker that exits (an unrecoverable error,
+    killed by the out-of-memory killer) is started again, after a pause that grows while it
+    keeps exiting young; ``stop`` stops it for good."""
+
+    def __init__(self, start: Callable[[], subprocess.Popen], say: Callable[[str], None]):
+        super().__init__(daemon=True, name="worker-keeper")
+        self.start_process, self.say = start, say
+        self.lock, self.stopping = threading.Lock(), threading.Event()
+        self.process = start()
+        self.start()
+
+    def run(self) -> None:
+        pause = WORKER_RESTART_SECONDS
+        while True:
+            started = time.monotonic()
+            status = self.process.wait()
+            if time.monotonic() - started >= WORKER_SETTLED_SECONDS:
+                pause = WORKER_RESTART_SECONDS
+            if self.stopping.is_set():
+                return
+            self.say(f"the worker exited (status {status}): starting it again in {pause:g} s")
+            if self.stopping.wait(pause):
+                return
+            with self.lock:
+                if self.stopping.is_set():
+                    return
+                self.process = self.start_process()
+            pause = min(pause * 2, WORKER_RESTART_MAX_SECONDS)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopping.set()
+            process = self.process
+        stop_worker(process)
 
 
 def stop_worker(worker: subprocess.Popen) -> None:
