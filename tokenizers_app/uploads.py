@@ -25,13 +25,13 @@ import io
 import re
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.files.uploadedfile import UploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, StopFutureHandlers, StopUpload
 from django.http.multipartparser import MultiPartParser
 
 from .errors import REFUSALS, Invalid, RegistryError, TooLarge
-from .guards import refusal
+from .guards import OVER_SIZE, refusal
 from .services.corpora import CorpusStager
 
 UPLOAD_PATHS = {"/corpora/upload/": "page", "/api/corpora": "api"}
@@ -99,7 +99,10 @@ def receives_upload(view):
     the CSRF check and the decorators above this one (``login_required``)."""
     @functools.wraps(view)
     def opened(request, *args, **kwargs):
-        allow_upload(request)
+        try:
+            allow_upload(request)  # the files are read now: Django's limits on them apply
+        except (TooManyFilesSent, TooManyFieldsSent) as exc:
+            return refusal(request, OVER_SIZE[type(exc)](), 413)
         return view(request, *args, **kwargs)
     return opened
 

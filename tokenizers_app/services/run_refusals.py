@@ -36,7 +36,8 @@ def training_run_refusals(*, tokenizer_name: str | None, created_by=OPERATOR,
     checked = {"vocab_size": passing["vocab_size"], **parameters}
     while True:
         try:
-            check_training_parameters(**checked, max_vocab_size=settings.MAX_VOCAB_SIZE)
+            check_training_parameters(**checked, max_vocab_size=settings.MAX_VOCAB_SIZE,
+                                      max_sweep_sizes=settings.MAX_SWEEP_SIZES)
             return found
         except REFUSALS as refused:
             found.append(refused)
