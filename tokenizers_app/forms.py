@@ -29,6 +29,9 @@ class CorpusUploadForm(forms.Form):
     evaluation = forms.BooleanField(required=False, label="Evaluation corpus",
                                     help_text="evaluate every version on it: those that "
                                               "exist, and every new one")
+    language = forms.CharField(max_length=35, required=False,
+                               help_text="its language as a BCP 47 tag (en, de, pt-BR, "
+                                         "zh-Hans); empty when mixed or unknown")
 
 
 ALGORITHMS = [("byte_bpe", "Byte-level BPE (GPT-2, tiktoken): any text, no unknown token"),
