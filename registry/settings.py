@@ -263,6 +263,8 @@ THROTTLE_SIGNINS = os.environ.get("THROTTLE_SIGNINS", "10/minute")
 # -- the registry's own limits ---------------------------------------------------------------------
 
 CORPUS_MAX_BYTES = env_int("CORPUS_MAX_BYTES", 2 * 1024**3)
+# A parallel set's file (TSV, JSON Lines, zip of .po files) is read in memory: at most this.
+PARALLEL_MAX_BYTES = env_int("PARALLEL_MAX_BYTES", 64 * 1024**2)
 MAX_VOCAB_SIZE = env_int("MAX_VOCAB_SIZE", 1_000_000)
 # The longest pre-token a run merges (pattern none on a huge line is refused, in words): merging
 # holds about 45 bytes per byte of a pre-token.

@@ -255,3 +255,4 @@ class ComparisonOut(Schema):
                        status=evaluation.status if evaluation else "not evaluated",
                        metrics=evaluation.metrics if evaluation else None)
                        for version, evaluation in comparison.columns])
+

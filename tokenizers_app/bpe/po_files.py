@@ -67,13 +67,17 @@ class _Entry:
     fuzzy: bool = False
     line: int = 0
 
+    def has_msgstr(self) -> bool:
+        return any(word.startswith("msgstr") for word in self.strings)
+
 
 def _entries(text: str, name: str):
     """Each entry: its keywords' strings (continuations joined) and whether it is fuzzy."""
     entry, last = _Entry(), None
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
-        if not line:
+        if not line:  # a blank line ends the strings of an entry
+            last = None
             continue
         if line.startswith("#~"):  # obsolete: kept by gettext only for history
             if entry.strings:
@@ -83,7 +87,7 @@ def _entries(text: str, name: str):
                 yield _Entry(strings={"obsolete": [""]}, line=number)
             continue
         if line.startswith("#"):
-            if entry.strings and last is not None:  # a comment starts the next entry
+            if entry.has_msgstr():  # a comment after a msgstr starts the next entry
                 yield entry
                 entry, last = _Entry(), None
             entry.fuzzy |= line.startswith("#,") and "fuzzy" in line
@@ -99,8 +103,7 @@ def _entries(text: str, name: str):
             raise ValueError(f"{name} line {number}: not a gettext line (expected msgctxt, "
                              f"msgid, msgid_plural, msgstr, a quoted string or a comment)")
         word = keyword.group(1)
-        if word in ("msgctxt", "msgid") and "msgstr" in "".join(entry.strings) or \
-                word in entry.strings:
+        if word in ("msgctxt", "msgid") and entry.has_msgstr() or word in entry.strings:
             yield entry
             entry = _Entry()
         entry.line = entry.line or number
