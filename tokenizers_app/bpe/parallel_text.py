@@ -110,7 +110,7 @@ def po_catalogs(files, pivot: str = "en") -> ParallelText:
     skipped: Counter = Counter()
     for path, data in files:
         catalog = read_po(data, path)
-        language = (catalog.language or _language_of_path(path)).replace("_", "-")
+        language = gettext_to_bcp47(catalog.language or _language_of_path(path))
         if language == pivot:  # its msgid lines are the pivot's already
             skipped["files in the pivot language"] += 1
             continue
@@ -128,6 +128,19 @@ def po_catalogs(files, pivot: str = "en") -> ParallelText:
     result = _aligned(records, languages, "po")
     result.skipped = skipped
     return result
+
+
+SCRIPT_MODIFIERS = {"latin": "Latn", "cyrillic": "Cyrl", "arabic": "Arab", "devanagari": "Deva"}
+
+
+def gettext_to_bcp47(name: str) -> str:
+    """gettext's locale names as BCP 47: ``pt_BR -> "pt-BR"``, ``sr@latin -> "sr-Latn"``,
+    ``ca@valencia -> "ca-valencia"``."""
+    name, _, modifier = name.partition("@")
+    name = name.replace("_", "-")
+    if modifier:
+        name += "-" + SCRIPT_MODIFIERS.get(modifier.lower(), modifier)
+    return name
 
 
 def _language_of_path(path: str) -> str:
