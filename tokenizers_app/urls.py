@@ -5,7 +5,7 @@ from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
 from .views import (account, compare, corpora, health, imports, leaderboard, metrics,
-                    parallel, runs, search, staff, versions)
+                    parallel, parallel_line, runs, search, staff, versions)
 
 
 class RefConverter:
@@ -62,5 +62,5 @@ urlpatterns = [
     path("compare/", compare.compare, name="compare"),
     path("metrics/", metrics.glossary, name="metrics"),
     path("search/", search.search, name="search"),
-    path("playground/", compare.playground, name="playground"),
+    path("playground/", parallel_line.playground_or_line, name="playground"),
 ]

@@ -227,3 +227,22 @@ def test_the_premium_of_hf_tokenizers_and_sentencepiece_is_their_own_count(media
         assert result.versions[0].scores[language].tokens == len(
             hf_peer.encode(text, add_special_tokens=False).ids), language
         assert result.versions[1].scores[language].tokens == len(spm_peer.encode(text)), language
+
+
+def test_the_playground_shows_one_line_in_every_language_with_its_premium_on_that_line(
+        client, evaluated):
+    created = evaluated["set"]
+    page = client.get("/playground/", {"set": "django", "line": "3",
+                                       "versions": "prose-bpe@1"}).content.decode()
+    corpora = created.corpora()
+    small = evaluated["versions"][0].load_tokenizer()
+    lines = {lang: c.file.open().read().decode().splitlines()[2] for lang, c in corpora.items()}
+    pivot_count = len(small.encode_ordinary(lines["en"]))
+    for language, text in lines.items():
+        count = len(small.encode_ordinary(text))
+        assert f'id="line-{language}"' in page
+        assert f'data-count="{count}"' in page
+        assert f"premium on this line {count / pivot_count:.2f}×" in page
+    refused = client.get("/playground/", {"set": "django", "line": "99999"})
+    assert f"choose 1 to {created.line_count}" in refused.content.decode()
+    assert client.get("/playground/", {"set": "nope"}).status_code == 404
