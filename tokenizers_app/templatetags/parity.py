@@ -24,12 +24,12 @@ def premium_shade(value) -> str:
 
 @register.filter
 def share(value) -> str:
-    return "—" if value is None else f"{100 * value:.0f} %"
+    return "—" if value is None else f"{100 * value:.0f}\u00a0%"
 
 
 @register.filter
 def rate(value) -> str:
-    return "—" if value is None else f"{100 * value:.2f} %"
+    return "—" if value is None else f"{100 * value:.2f}\u00a0%"
 
 
 @register.filter
