@@ -246,3 +246,40 @@ def test_the_playground_shows_one_line_in_every_language_with_its_premium_on_tha
     refused = client.get("/playground/", {"set": "django", "line": "99999"})
     assert f"choose 1 to {created.line_count}" in refused.content.decode()
     assert client.get("/playground/", {"set": "nope"}).status_code == 404
+
+
+def test_existing_corpora_of_equal_line_counts_make_a_set_and_unequal_ones_are_refused(
+        media, no_broker):
+    import_text("hello\nthank you\n", "web-en")
+    import_text("hallo\ndanke\n", "web-de")
+    import_text("bonjour\n", "web-fr")
+    out = io.StringIO()
+    call_command("import_parallel", "--corpora", "en=web-en", "de=web-de", "--name", "web",
+                 stdout=out)
+    assert "2 aligned lines in 2 languages" in out.getvalue()
+    created = ParallelSet.objects.get(name="web")
+    assert created.source_format == "corpora"
+    assert Corpus.objects.get(name="web-de").language == "de"
+    assert Corpus.objects.get(name="web-de").is_evaluation
+    with pytest.raises(CommandError, match="equal line counts: en 2, fr 1"):
+        call_command("import_parallel", "--corpora", "en=web-en", "fr=web-fr", "--name", "w2")
+    with pytest.raises(CommandError, match="no corpus named 'ghost'"):
+        call_command("import_parallel", "--corpora", "en=ghost", "de=web-de", "--name", "w3")
+
+
+def test_import_parallel_reads_a_file_and_says_the_counts(media, no_broker, tmp_path):
+    path = tmp_path / "set.tsv"
+    path.write_text("en\tde\nyes\tja\nno\n")
+    out = io.StringIO()
+    call_command("import_parallel", str(path), "--name", "tiny", stdout=out)
+    assert "1 aligned lines in 2 languages (pivot en); 1 lines dropped" in out.getvalue()
+    with pytest.raises(CommandError, match="is not a BCP 47 tag"):
+        call_command("import_parallel", str(path), "--name", "t2", "--pivot", "english!")
+
+
+def test_a_corpus_of_a_set_is_not_deleted_under_it(media, no_broker):
+    from tokenizers_app.services.deletions import corpus_dependents
+
+    import_parallel_set(data=b"en\tde\nyes\tja\n", name="tiny")
+    assert corpus_dependents(Corpus.objects.get(name="tiny.de")) == [
+        "1 parallel set holding it as a language (tiny)"]

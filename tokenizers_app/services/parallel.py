@@ -14,8 +14,7 @@ from django.db import transaction
 from ..bpe.parallel_text import ParallelText, po_catalogs, read_parallel
 from ..errors import Conflict, Invalid
 from ..models import Corpus, ParallelMember, ParallelSet, check_language, check_name
-from ..storage import get_store
-from .corpora import import_corpus
+from .corpora import import_corpus, set_evaluation
 from .permissions import OPERATOR, recorded
 
 DEMO_MIN_MESSAGES = 200
@@ -69,19 +68,33 @@ def store_parallel_set(*, text: ParallelText, name: str, pivot: str, original_fi
 def parallel_set_from_corpora(*, name: str, corpora: dict[str, Corpus], pivot: str = "en",
                               uploaded_by=OPERATOR) -> ParallelSet:
     """A set of existing corpora, ``{language: corpus}``, which must have equal line counts
-    (they are taken as aligned line by line); each becomes an evaluation corpus."""
+    (they are taken as aligned line by line); each becomes an evaluation corpus (its uploader or
+    staff only, as for any corpus) and gets the language when it has none."""
     check_name("parallel set", name, field="name")
+    pivot = check_language(pivot, field="pivot") or "en"
+    corpora = {check_language(lang, field="corpora"): c for lang, c in corpora.items()}
     counts = {lang: corpus.line_count for lang, corpus in corpora.items()}
-    if len(set(counts.values())) != 1:
-        raise Invalid(f"the corpora of a set must have equal line counts: "
+    if len(corpora) < 2 or len(set(counts.values())) != 1:
+        raise Invalid(f"a set takes two or more corpora of equal line counts: "
                       f"{', '.join(f'{lang} {n}' for lang, n in counts.items())}",
                       field="corpora")
-    lines = {}
-    for language, corpus in corpora.items():
-        text = get_store().read_bytes(corpus.file.name).decode()
-        lines[language] = text.splitlines()
-    return store_parallel_set(text=ParallelText(lines=lines, source_format="corpora"),
-                              name=name, pivot=pivot, uploaded_by=uploaded_by)
+    if pivot not in corpora:
+        raise Invalid(f"the pivot {pivot!r} is not one of the set's languages "
+                      f"({', '.join(sorted(corpora))})", field="pivot")
+    if ParallelSet.objects.filter(name=name).exists():
+        raise Conflict(f"a parallel set named {name!r} already exists: choose another name",
+                       field="name")
+    with transaction.atomic():
+        parallel = ParallelSet.objects.create(
+            name=name, pivot=pivot, source_format=ParallelSet.Format.CORPORA,
+            line_count=next(iter(counts.values())), uploaded_by=recorded(uploaded_by))
+        for language, corpus in corpora.items():
+            set_evaluation(corpus=corpus, is_evaluation=True, user=uploaded_by)
+            if not corpus.language:
+                corpus.set_language(language)
+            ParallelMember.objects.create(parallel_set=parallel, language=language,
+                                          corpus=corpus)
+    return parallel
 
 
 def django_translations_set(*, name: str = "django-messages",
