@@ -85,6 +85,16 @@ def test_a_member_uploads_a_parallel_set_and_reads_the_premium(visitor, registry
     differences = page.inner_text("#differences-table")
     assert "✓" in differences
     tab.shot("parallel-set-sorted")
+    # ... and on the compare page, which takes the set
+    page.click("text=Compare these versions")
+    page.wait_for_url("**/compare/?versions=**set=django**")
+    compared = page.inner_text("#set-premiums-table")
+    for row in expected.versions:
+        assert f"{row.scores['ja'].premium:.2f}×" in compared
+    assert "★" in compared
+    accessible(tab, "parallel-compare")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.go_back()
     # one line in every language in the playground
     page.fill("#id_line", "5")
     page.click("#line-form button")

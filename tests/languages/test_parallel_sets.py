@@ -283,3 +283,18 @@ def test_a_corpus_of_a_set_is_not_deleted_under_it(media, no_broker):
     import_parallel_set(data=b"en\tde\nyes\tja\n", name="tiny")
     assert corpus_dependents(Corpus.objects.get(name="tiny.de")) == [
         "1 parallel set holding it as a language (tiny)"]
+
+
+def test_the_compare_page_takes_a_parallel_set(client, evaluated):
+    result = parity(parallel_set=evaluated["set"])
+    page = client.get("/compare/", {"versions": "prose-bpe@1,prose-bpe@2", "set": "django"})
+    text = page.content.decode()
+    table = text[text.index('id="set-premiums-table"'):text.index("</table>",
+                                                               text.index("set-premiums-table"))]
+    for language in result.languages:
+        a, b = (row.scores[language].premium for row in result.versions)
+        assert f"{a:.2f}×" in table and f"{b:.2f}×" in table
+    low = min(result.versions[0].scores["ru"].premium, result.versions[1].scores["ru"].premium)
+    assert f"{low:.2f}× ★" in table
+    assert "no parallel set named &#x27;nope&#x27;" in client.get(
+        "/compare/", {"versions": "prose-bpe@1", "set": "nope"}).content.decode()

@@ -41,3 +41,11 @@ def number(value, digits: int = 2) -> str:
 def score_of(row, language):
     """``row.scores[language]`` for templates."""
     return row.scores.get(language)
+
+
+@register.filter
+def lowest(result, language):
+    """The lowest premium of ``language`` among the result's versions (None when none)."""
+    premiums = [row.scores[language].premium for row in result.versions
+                if row.scores[language].premium is not None]
+    return min(premiums, default=None)
