@@ -175,8 +175,8 @@ def test_the_page_sorts_languages_by_a_versions_premium_and_shows_where_two_diff
     worst = result.versions[0].worst_language
     page = client.get("/parallel/django/?sort=prose-bpe@1").content.decode()
     heat = page[page.index('id="heat-map-table"'):]
-    first_rows = heat.split('<th scope="row">')[1:3]
-    assert first_rows[0].startswith("en") and first_rows[1].startswith(worst)
+    first_rows = heat.split('<th scope="row"><a href="?language=')[1:3]
+    assert first_rows[0].startswith("en&") and first_rows[1].startswith(f"{worst}&")
     assert "Where two versions differ most" in page
 
 
@@ -298,3 +298,17 @@ def test_the_compare_page_takes_a_parallel_set(client, evaluated):
     assert f"{low:.2f}× ★" in table
     assert "no parallel set named &#x27;nope&#x27;" in client.get(
         "/compare/", {"versions": "prose-bpe@1", "set": "nope"}).content.decode()
+
+
+def test_a_languages_name_orders_the_versions_by_their_premium_on_it(client, evaluated):
+    first = Evaluation.objects.get(version=evaluated["versions"][0], corpus__name="django.ru")
+    first.metrics["tokens"] *= 10  # now version 1 has the higher premium on ru: listed second
+    Evaluation.objects.filter(pk=first.pk).update(metrics=first.metrics)
+    result = parity(parallel_set=evaluated["set"])
+    premiums = {row.label: row.scores["ru"].premium for row in result.versions}
+    page = client.get("/parallel/django/?language=ru").content.decode()
+    heat = page[page.index('id="heat-map-table"'):]
+    header = heat[:heat.index("</thead>")]
+    assert premiums["prose-bpe@1"] > premiums["prose-bpe@2"]
+    assert header.index("prose-bpe@2") < header.index("prose-bpe@1")
+    assert "ru</a> ◀" in heat

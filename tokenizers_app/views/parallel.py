@@ -28,11 +28,17 @@ def parallel_detail(request, name):
     chosen = chosen or (labels[0] if labels else None)
     sort = request.GET.get("sort") if request.GET.get("sort") in labels else None
     languages = _sorted_languages(result, sort)
+    by_language = request.GET.get("language")
+    if by_language in result.languages:  # the versions, lowest premium on it first
+        result.versions.sort(key=lambda row: row.scores[by_language].premium or float("inf"))
+    else:
+        by_language = None
     pair = [label for label in request.GET.getlist("pair") if label in labels][:2]
     if len(pair) < 2:
         pair = labels[:2]
     return render(request, "tokenizers_app/parallel_set.html", {
         "result": result, "set": result.parallel_set, "languages": languages, "sort": sort,
+        "by_language": by_language,
         "chosen": next((row for row in result.versions if row.label == chosen), None),
         "pair": pair, "within": WITHIN,
         "differences": most_different(result, *pair) if len(pair) == 2 else []})
