@@ -104,3 +104,28 @@ def test_a_member_uploads_a_parallel_set_and_reads_the_premium(visitor, registry
     assert "premium on this line" in page.inner_text("#line-ja")
     accessible(tab, "parallel-line")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_the_demo_sets_heat_map_of_every_language_reads_at_390_px(visitor, registry):
+    """Django's own translations (the demo's set, about 90 languages): the heat map scrolls in
+    its own box, its version names stay in view, and the page itself never scrolls sideways."""
+    from tokenizers_app.services.parallel import django_translations_set
+
+    with mock.patch("celery.app.task.Task.apply_async"):
+        created = django_translations_set()
+        work_as_a_worker()
+    languages = len(created.languages())
+    assert languages > 80
+    tab = visitor(390)
+    page = tab.go(f"/parallel/{created.name}/")
+    cells = page.locator("#heat-map-table tbody td")
+    assert cells.count() == languages * 2
+    assert all(text.endswith("×") for text in cells.all_inner_texts())
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = page.locator(".heat-scroll")
+    box.evaluate("element => element.scrollTop = element.scrollHeight")
+    header = page.locator("#heat-map-table thead th").nth(1).bounding_box()
+    frame = box.bounding_box()
+    assert frame["y"] <= header["y"] < frame["y"] + 5  # the versions' names stay at its top
+    box.screenshot(path=str(tab.shot("demo-set").with_name("demo-heat-map-bottom-390.png")))
+    accessible(tab, "demo-set")
