@@ -42,4 +42,5 @@ class Command(BaseCommand):
                               f"was stored")
             return
         self.stdout.write(f"corpus {corpus.name!r}: {corpus.size_bytes} bytes, "
-                          f"{corpus.line_count} lines, language {corpus.language or 'not given'}, sha256 {corpus.sha256[:12]}")
+                          f"{corpus.line_count} lines, language "
+                          f"{corpus.language or 'not given'}, sha256 {corpus.sha256[:12]}")
