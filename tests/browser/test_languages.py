@@ -43,7 +43,8 @@ def test_a_member_uploads_a_parallel_set_and_reads_the_premium(visitor, registry
     tab.sign_in("member", PASSWORD)
     with mock.patch("celery.app.task.Task.apply_async"):  # the test is the worker
         page = tab.go("/")
-        page.click("header.top nav >> text=Languages")
+        page.click("header.top nav >> text=Corpora")
+        page.click("main >> text=Languages: parallel sets")
         page.wait_for_url(f"{tab.base_url}/parallel/")
         page.click("text=Upload a parallel set")
         accessible(tab, "parallel-upload")
