@@ -264,6 +264,8 @@ THROTTLE_SIGNINS = os.environ.get("THROTTLE_SIGNINS", "10/minute")
 # -- the registry's own limits ---------------------------------------------------------------------
 
 CORPUS_MAX_BYTES = env_int("CORPUS_MAX_BYTES", 2 * 1024**3)
+# A parallel set's file (TSV, JSON Lines, zip of .po files) is read in memory: at most this.
+PARALLEL_MAX_BYTES = env_int("PARALLEL_MAX_BYTES", 64 * 1024**2)
 MAX_VOCAB_SIZE = env_int("MAX_VOCAB_SIZE", 1_000_000)
 # The most vocab sizes a run's sweep may list (each is a version with its rows, and evaluations).
 MAX_SWEEP_SIZES = env_int("MAX_SWEEP_SIZES", 32)

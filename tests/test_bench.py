@@ -89,3 +89,11 @@ def test_the_sandbox_benchmark_evaluates_both_ways_with_the_same_metrics():
     out = _run("bench/sandbox_overhead.py", "0.05")
     assert "in process" in out and "sandbox child" in out
     assert "the same metrics both ways: yes" in out
+
+
+def test_the_parity_benchmark_evaluates_a_99_language_set_against_the_library():
+    out = _run("bench/parity.py", "--fixtures", str(gpt2_fixture_dir()), "--repeat", "1",
+               "--kinds", "gpt2")
+    assert "set: 99 languages (pivot en)" in out
+    assert "byte_bpe GPT-2 / tiktoken: ours (evaluate, every metric)" in out
+    assert "token counts agree in every language: yes" in out

@@ -4,6 +4,8 @@ so that an anonymous multipart POST of gigabytes to the sign-in page, ``/runs/ne
 tokenizer import is answered without a byte of it written to the temp folder. Corpus uploads
 have their own gate (``uploads``)."""
 
+import re
+
 from django.conf import settings
 from django.contrib.auth import get_user
 from django.contrib.auth.views import redirect_to_login
@@ -12,6 +14,8 @@ from django.db import InterfaceError, OperationalError
 
 from .guards import database_gone, refusal
 from .uploads import FORM_SLACK, TOKENIZER_IMPORT, UPLOAD_PATHS
+
+PARALLEL_UPLOAD = re.compile(r"^(/api/parallel-sets|/parallel/upload/)$")  # a file, read whole
 
 
 class BodyGateMiddleware:
@@ -29,7 +33,11 @@ class BodyGateMiddleware:
         if request.method in ("GET", "HEAD", "OPTIONS", "TRACE"):
             return self.get_response(request)
         path, length = request.path, _length(request)
-        if TOKENIZER_IMPORT.match(path):
+        if TOKENIZER_IMPORT.match(path) or PARALLEL_UPLOAD.match(path):
+            if PARALLEL_UPLOAD.match(path) and length > settings.PARALLEL_MAX_BYTES + FORM_SLACK:
+                return refusal(request, f"the request's body is {length} bytes, over "
+                                        f"PARALLEL_MAX_BYTES ({settings.PARALLEL_MAX_BYTES}): "
+                                        f"split the parallel set", 413)
             try:
                 known = _caller_known(request)
             except (OperationalError, InterfaceError) as error:
@@ -38,7 +46,7 @@ class BodyGateMiddleware:
                 if not path.startswith("/api/"):
                     return redirect_to_login(request.get_full_path())
                 return refusal(request, "sign in or send an API key (Authorization: Bearer "
-                                        "...) to import tokenizer files", 401)
+                                        "...) to import files", 401)
         elif path not in UPLOAD_PATHS:
             most = (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0) + FORM_SLACK
             if length > most:

@@ -29,6 +29,20 @@ class CorpusUploadForm(forms.Form):
     evaluation = forms.BooleanField(required=False, label="Evaluation corpus",
                                     help_text="evaluate every version on it: those that "
                                               "exist, and every new one")
+    language = forms.CharField(max_length=35, required=False,
+                               help_text="its language as a BCP 47 tag (en, de, pt-BR, "
+                                         "zh-Hans); empty when mixed or unknown")
+
+
+class ParallelUploadForm(forms.Form):
+    name = forms.CharField(max_length=100, help_text="letters, digits, '.', '_' or '-'; each "
+                                                     "language's corpus is NAME.LANGUAGE")
+    pivot = forms.CharField(max_length=35, required=False, initial="en",
+                            help_text="the language every premium is counted against (BCP 47; "
+                                      "en when empty)")
+    file = forms.FileField(help_text="a TSV whose header names the languages, a JSON Lines file "
+                                     "of {\"en\": ..., \"de\": ...} objects, or a zip of "
+                                     "gettext .po files (msgid is the pivot)")
 
 
 ALGORITHMS = [("byte_bpe", "Byte-level BPE (GPT-2, tiktoken): any text, no unknown token"),

@@ -143,6 +143,7 @@ class CorpusOut(Schema):
     line_count: int
     char_count: int
     scripts: dict[str, float]  # share of letters per Unicode script
+    language: str  # BCP 47 tag, "" when not given
     evaluation: bool
     original_filename: str
     created_at: datetime
@@ -151,7 +152,8 @@ class CorpusOut(Schema):
     def of(cls, corpus: Corpus) -> CorpusOut:
         return cls(name=corpus.name, sha256=corpus.sha256, size_bytes=corpus.size_bytes,
                    line_count=corpus.line_count, char_count=corpus.char_count,
-                   scripts=corpus.scripts, evaluation=corpus.is_evaluation,
+                   scripts=corpus.scripts, language=corpus.language,
+                   evaluation=corpus.is_evaluation,
                    original_filename=corpus.original_filename, created_at=corpus.created_at)
 
 
@@ -253,3 +255,4 @@ class ComparisonOut(Schema):
                        status=evaluation.status if evaluation else "not evaluated",
                        metrics=evaluation.metrics if evaluation else None)
                        for version, evaluation in comparison.columns])
+

@@ -4,8 +4,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import (account, compare, corpora, health, imports, leaderboard, metrics, runs,
-                    search, staff, versions)
+from .views import (account, compare, corpora, health, imports, leaderboard, metrics,
+                    parallel, parallel_line, runs, search, staff, versions)
 
 
 class RefConverter:
@@ -37,6 +37,9 @@ urlpatterns = [
     path(f"corpora/{NAME}/evaluation", corpora.corpus_evaluation, name="corpus_evaluation"),
     path(f"corpora/{NAME}/file", corpora.corpus_file, name="corpus_file"),
     path(f"corpora/{NAME}/delete", corpora.corpus_delete, name="corpus_delete"),
+    path("parallel/", parallel.parallel_list, name="parallel_sets"),
+    path("parallel/upload/", parallel.parallel_upload, name="parallel_upload"),
+    path(f"parallel/{NAME}/", parallel.parallel_detail, name="parallel_set"),
     path("runs/", runs.run_list, name="runs"),
     path("runs/new/", runs.run_new, name="run_new"),
     path("runs/<int:run_id>/", runs.run_detail, name="run"),
@@ -59,5 +62,5 @@ urlpatterns = [
     path("compare/", compare.compare, name="compare"),
     path("metrics/", metrics.glossary, name="metrics"),
     path("search/", search.search, name="search"),
-    path("playground/", compare.playground, name="playground"),
+    path("playground/", parallel_line.playground_or_line, name="playground"),
 ]

@@ -323,6 +323,7 @@ def test_start_serves_the_app_and_trains_the_demo_with_its_own_worker(tmp_path):
             pytest.fail("manage.py start did not stop within 40 s of SIGINT")
     log_text = (tmp_path / "start.log").read_text(errors="replace")
     assert "demo corpus 'demo-docs'" in log_text
+    assert "parallel set 'django-messages': Django's own messages in" in log_text
     assert "imported demo-docs-wordpiece@1: a BERT-style WordPiece (kind hf)" in log_text
     assert "celery -A registry worker" in log_text
     workers = subprocess.run(["pgrep", "-f", "--", f"--schedule {tmp_path}"], capture_output=True)

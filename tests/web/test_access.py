@@ -53,6 +53,10 @@ ACCESS = {
         ("POST", "/account/keys/{key}/revoke", {}, LOGIN, 404, 302, 404)],
     "corpora/": [("GET", "/corpora/", None, 200, 200, 200, 200)],
     "corpora/upload/": [("GET", "/corpora/upload/", None, LOGIN, 200, 200, 200)],
+    "parallel/": [("GET", "/parallel/", None, 200, 200, 200, 200)],
+    "parallel/upload/": [("GET", "/parallel/upload/", None, LOGIN, 200, 200, 200),
+                         ("POST", "/parallel/upload/", {"name": "x"}, LOGIN, 400, 400, 400)],
+    "parallel/<str:name>/": [("GET", "/parallel/nope/", None, 404, 404, 404, 404)],
     "corpora/<str:name>/": [("GET", "/corpora/{corpus}/", None, 200, 200, 200, 200)],
     "corpora/<str:name>/evaluation": [
         ("POST", "/corpora/{held_out}/evaluation", {"evaluation": "on"}, LOGIN, 403, 302, 302)],
@@ -128,6 +132,11 @@ ACCESS = {
                     ("POST", "/api/corpora", {}, 401, 422, 422, 422),
                     ("POST", "/api/corpora", {"name": "{corpus}", "evaluation": "true",
                                               "file": CORPUS_FILE}, 401, 403, 200, 200)],
+    "api/parallel-sets": [("GET", "/api/parallel-sets", None, 200, 200, 200, 200),
+                          ("POST", "/api/parallel-sets", {}, 401, 422, 422, 422)],
+    "api/parallel-sets/<name>": [("GET", "/api/parallel-sets/nope", None, 404, 404, 404, 404)],
+    "api/parallel-sets/<name>/parity": [
+        ("GET", "/api/parallel-sets/nope/parity", None, 404, 404, 404, 404)],
     "api/corpora/<name>": [("GET", "/api/corpora/{corpus}", None, 200, 200, 200, 200),
                            ("DELETE", "/api/corpora/{corpus}", {}, 401, 403, 409, 409)],
     "api/runs": [("POST", "/api/runs", {}, 401, 422, 422, 422),

@@ -42,14 +42,14 @@ def remove_corpus(request, name: str):
 
 @router.post("", response={201: CorpusUploadOut, 200: CorpusUploadOut, **ERRORS}, auth=WRITE)
 def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
-                  file: File[UploadedFile] = None):
+                  language: Form[str] = "", file: File[UploadedFile] = None):
     """A UTF-8 text file as a corpus (201); the same bytes as an existing corpus give that
     corpus (200), with ``name_not_used`` saying so when it has another name. A form field other
-    than these three is a 422 (and nothing is kept)."""
+    than these four is a 422 (and nothing is kept)."""
     upload, error = staged_upload(request)
     if error is not None:
         raise error
-    unknown = unknown_form_fields(request, {"name", "evaluation", "file"})
+    unknown = unknown_form_fields(request, {"name", "evaluation", "language", "file"})
     if unknown:  # what it staged goes, as for any refused upload
         request.upload_gate.discard()
         return Status(422, {"detail": unknown})
@@ -58,5 +58,6 @@ def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
                       field="file")
     existing = Corpus.objects.filter(sha256=upload.staged.sha256).exists()
     corpus = import_staged_corpus(staged=upload.staged, name=name, original_filename=upload.name,
-                                  uploaded_by=request.user, is_evaluation=evaluation)
+                                  uploaded_by=request.user, is_evaluation=evaluation,
+                                  language=language)
     return Status(200 if existing else 201, CorpusUploadOut.of(corpus, asked_name=name))

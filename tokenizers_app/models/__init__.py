@@ -7,10 +7,12 @@ from .api_keys import ApiKey
 from .contents import EngineFile, MergeRule, VocabEntry
 from .corpora import Corpus, CorpusQuerySet
 from .evaluations import Evaluation
+from .languages import check_language
 from .names import check_name
+from .parallel import ParallelMember, ParallelSet
 from .runs import Algorithm, CountPart, Kind, TrainingRun
 from .versions import Tokenizer, TokenizerVersion, VersionQuerySet
 
 __all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus",
-           "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "Kind", "MergeRule", "Tokenizer", "TokenizerVersion",
-           "TrainingRun", "VersionQuerySet", "VocabEntry", "check_name"]
+           "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "Kind", "MergeRule", "ParallelMember", "ParallelSet", "Tokenizer", "TokenizerVersion",
+           "TrainingRun", "VersionQuerySet", "VocabEntry", "check_language", "check_name"]

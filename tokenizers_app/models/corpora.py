@@ -40,6 +40,9 @@ class Corpus(models.Model):
     char_count = models.BigIntegerField()
     scripts = models.JSONField(default=dict, blank=True,
                                help_text="share of letters per Unicode script")
+    language = models.CharField(max_length=35, blank=True, db_index=True,
+                                help_text="BCP 47 tag of the corpus's language (en, pt-BR); "
+                                          "blank when unknown or mixed")
     is_evaluation = models.BooleanField(
         default=False, help_text="every new ready version is evaluated on this corpus")
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
@@ -69,6 +72,11 @@ class Corpus(models.Model):
         if asked_name == self.name:
             return None
         return f"these bytes are already corpus {self.name}; the name {asked_name} was not used"
+
+    def set_language(self, language: str) -> None:
+        """Record the corpus's language (a checked BCP 47 tag, or "" for none)."""
+        Corpus.objects.filter(pk=self.pk).update(language=language)
+        self.language = language
 
     def mark_evaluation(self, is_evaluation: bool = True) -> None:
         """Make this an evaluation corpus (every new ready version is evaluated on it), or not."""

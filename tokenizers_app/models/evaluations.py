@@ -40,8 +40,9 @@ class EvaluationQuerySet(models.QuerySet):
     def leaderboard(self):
         """The evaluations on the current evaluation corpora, succeeded or still to come (queued,
         running), best compression ratio first per corpus (those to come last), with their
-        version, tokenizer and corpus."""
-        return (self.filter(corpus__is_evaluation=True).exclude(status=Evaluation.Status.FAILED)
+        version, tokenizer and corpus. The languages of parallel sets are on their sets' pages."""
+        return (self.filter(corpus__is_evaluation=True, corpus__parallel_members__isnull=True)
+                .exclude(status=Evaluation.Status.FAILED)
                 .without_word_tokens()
                 .select_related("version__tokenizer", "corpus")
                 .order_by("corpus__name", models.F("compression_ratio").desc(nulls_last=True),

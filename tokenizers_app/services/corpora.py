@@ -9,20 +9,20 @@ import logging
 
 from django.db import IntegrityError, transaction
 
-from ..errors import Conflict, room_checked
-from ..models import Corpus, check_name
+from ..errors import Conflict, Forbidden, room_checked
+from ..models import Corpus, check_language, check_name
 from ..storage import get_store
 from .evaluations import evaluate_everything_on
-from .permissions import OPERATOR, check_may_switch_evaluation, recorded
+from .permissions import OPERATOR, check_may_switch_evaluation, may_switch_evaluation, recorded
 from .staging import NOT_STORED, CorpusStager, StagedCorpus, forget_staged, stage_corpus
 
 __all__ = ["CorpusStager", "StagedCorpus", "import_corpus", "import_staged_corpus",
-           "set_evaluation", "stage_corpus"]
+           "set_evaluation", "set_language", "stage_corpus"]
 
 log = logging.getLogger(__name__)
 
 def import_corpus(*, stream, name: str, original_filename: str = "", uploaded_by=OPERATOR,
-                  is_evaluation: bool = False) -> Corpus:
+                  is_evaluation: bool = False, language: str = "") -> Corpus:
     """Store a corpus read from a binary stream. The same bytes give back the existing corpus.
 
     The bytes are streamed to a temporary file, hashed and UTF-8-validated on the way; the row is
@@ -30,26 +30,34 @@ def import_corpus(*, stream, name: str, original_filename: str = "", uploaded_by
     nothing behind.
     """
     check_name("corpus", name, field="name")
+    check_language(language)
     return import_staged_corpus(staged=stage_corpus(stream), name=name,
                                 original_filename=original_filename, uploaded_by=uploaded_by,
-                                is_evaluation=is_evaluation)
+                                is_evaluation=is_evaluation, language=language)
 
 
 def import_staged_corpus(*, staged: StagedCorpus, name: str, original_filename: str = "",
-                         uploaded_by=OPERATOR, is_evaluation: bool = False) -> Corpus:
+                         uploaded_by=OPERATOR, is_evaluation: bool = False,
+                         language: str = "") -> Corpus:
     """Register a corpus whose bytes were already staged (by ``stage_corpus``, or by an upload
     handler feeding a ``CorpusStager`` as the request body arrives); the staged object is moved
-    into place or removed."""
+    into place or removed. ``language`` (a BCP 47 tag) is recorded on a new corpus, and on an
+    existing one that has none."""
     try:
         check_name("corpus", name, field="name")
-        return _register_corpus(staged, name=name, original_filename=original_filename,
-                                uploaded_by=uploaded_by, is_evaluation=is_evaluation)
+        language = check_language(language)
+        corpus = _register_corpus(staged, name=name, original_filename=original_filename,
+                                  uploaded_by=uploaded_by, is_evaluation=is_evaluation,
+                                  language=language)
+        if language and not corpus.language:
+            corpus.set_language(language)
+        return corpus
     finally:
         forget_staged(staged.name)
 
 
 def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_by,
-                     is_evaluation) -> Corpus:
+                     is_evaluation, language) -> Corpus:
     existing = Corpus.objects.filter(sha256=staged.sha256).first()
     if existing is None:
         if Corpus.objects.filter(name=name).exists():
@@ -65,7 +73,8 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
                     name=name, original_filename=_plain_file_name(original_filename),
                     file=stored, sha256=staged.sha256, size_bytes=staged.size_bytes,
                     line_count=staged.line_count, char_count=staged.char_count,
-                    scripts=staged.scripts, uploaded_by=recorded(uploaded_by))
+                    scripts=staged.scripts, language=language,
+                    uploaded_by=recorded(uploaded_by))
         except IntegrityError:  # a concurrent import of the same bytes, or of the same name
             existing = Corpus.objects.filter(sha256=staged.sha256).first()
             if existing is None:
@@ -89,6 +98,17 @@ def set_evaluation(*, corpus: Corpus, is_evaluation: bool, user=OPERATOR) -> Cor
         corpus.mark_evaluation(is_evaluation)
         if is_evaluation:
             evaluate_everything_on(corpus=corpus)
+    return corpus
+
+
+def set_language(*, corpus: Corpus, language: str, user=OPERATOR) -> Corpus:
+    """Record a corpus's language (BCP 47; "" for none): its uploader or staff only, as for the
+    evaluation flag (``Forbidden`` otherwise)."""
+    language = check_language(language)
+    if not may_switch_evaluation(user, corpus):
+        raise Forbidden(f"corpus {corpus.name!r} can have its language changed only by its "
+                        f"uploader or staff", field="language")
+    corpus.set_language(language)
     return corpus
 
 

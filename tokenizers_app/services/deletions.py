@@ -19,7 +19,7 @@ import logging
 from django.db import transaction
 
 from ..errors import Conflict
-from ..models import Corpus, Evaluation, Tokenizer, TokenizerVersion, TrainingRun
+from ..models import Corpus, Evaluation, ParallelSet, Tokenizer, TokenizerVersion, TrainingRun
 from ..storage import get_store
 from .permissions import OPERATOR, check_may_delete
 
@@ -33,7 +33,9 @@ def corpus_dependents(corpus: Corpus) -> list[str]:
                    lambda r: str(r.pk)),
                   ("evaluation", "computed on it",
                    Evaluation.objects.filter(corpus=corpus).select_related("version__tokenizer"),
-                   lambda e: e.version.label)])
+                   lambda e: e.version.label),
+                  ("parallel set", "holding it as a language",
+                   ParallelSet.objects.filter(members__corpus=corpus), lambda s: s.name)])
 
 
 def tokenizer_dependents(tokenizer: Tokenizer) -> list[str]:

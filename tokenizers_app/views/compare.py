@@ -17,8 +17,9 @@ from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import mark_differences, token_groups
 from ..engines import kind_notes, unknown_token
 from ..errors import REFUSALS, Unencodable
-from ..models import Corpus, TokenizerVersion
+from ..models import Corpus, ParallelSet, TokenizerVersion
 from ..services.comparisons import compare_versions, evaluation_corpus
+from ..services.parity import parity
 from .access import readable
 
 PLAYGROUND_MAX_CHARS = 20_000
@@ -89,7 +90,20 @@ def compare(request):
         "split_words": split_words(columns), "refs": refs,
         "choices": version_choices(), "picked": {v.label for v in versions},
         "kind_notes": notes_of(versions),
-        "sweep": sweep_curve(columns)})
+        "sweep": sweep_curve(columns),
+        "sets": ParallelSet.objects.all(),
+        "set_premiums": _set_premiums(request.GET.get("set"), versions, errors)})
+
+
+def _set_premiums(name: str | None, versions: list, errors: list):
+    """The premium per language of the compared versions on the parallel set ``name``."""
+    if not name or not versions:
+        return None
+    try:
+        return parity(parallel_set=ParallelSet.objects.named(name), versions=versions)
+    except REFUSALS as refused:
+        errors.append(str(refused))
+        return None
 
 
 def notes_of(versions: list) -> list[tuple[str, str, list[str]]]:

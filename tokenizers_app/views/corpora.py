@@ -122,7 +122,8 @@ def _register(request, form) -> tuple[Corpus | None, int]:
             return import_staged_corpus(staged=upload.staged, name=form.cleaned_data["name"],
                                         original_filename=upload.name,
                                         uploaded_by=request.user,
-                                        is_evaluation=form.cleaned_data["evaluation"]), 201
+                                        is_evaluation=form.cleaned_data["evaluation"],
+                                        language=form.cleaned_data["language"]), 201
         except (RegistryError, ValueError) as exc:
             return None, add_service_error(form, exc)
     return None, 400

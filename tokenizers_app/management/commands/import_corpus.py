@@ -1,4 +1,4 @@
-"""``manage.py import_corpus PATH --name NAME [--evaluation] [--user NAME]``"""
+"""``manage.py import_corpus PATH --name NAME [--language TAG] [--evaluation] [--user NAME]``"""
 
 from pathlib import Path
 
@@ -20,14 +20,17 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="the corpus name, e.g. web-en")
         parser.add_argument("--evaluation", action="store_true",
                             help="evaluate every new version on this corpus")
+        parser.add_argument("--language", default="",
+                            help="its language as a BCP 47 tag: en, de, pt-BR, zh-Hans")
         add_user_argument(parser)
 
-    def handle(self, *args, path, name, evaluation, user, **options):
+    def handle(self, *args, path, name, evaluation, user, language, **options):
         uploader = acting_user(user)
         try:
             with refusals_as_command_errors(), open(path, "rb") as stream:
                 corpus = import_corpus(stream=stream, name=name, is_evaluation=evaluation,
-                                       original_filename=Path(path).name, uploaded_by=uploader)
+                                       original_filename=Path(path).name, uploaded_by=uploader,
+                                       language=language)
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
         except DatabaseError as exc:  # no row; a file it moved into place is left to the sweep
@@ -39,4 +42,5 @@ class Command(BaseCommand):
                               f"was stored")
             return
         self.stdout.write(f"corpus {corpus.name!r}: {corpus.size_bytes} bytes, "
-                          f"{corpus.line_count} lines, sha256 {corpus.sha256[:12]}")
+                          f"{corpus.line_count} lines, language "
+                          f"{corpus.language or 'not given'}, sha256 {corpus.sha256[:12]}")

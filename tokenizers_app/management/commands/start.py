@@ -23,8 +23,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from tokenizers_app.errors import RegistryError
 from tokenizers_app.models import Corpus
 from tokenizers_app.services.corpora import import_corpus
+from tokenizers_app.services.parallel import django_translations_set
 from tokenizers_app.services.runs import start_training_run
 from tokenizers_app.services.versions import import_trained_wordpiece
 
@@ -70,6 +72,7 @@ class Command(BaseCommand):
 
     def load_demo(self) -> None:
         """Demo corpora from text on this machine; nothing is downloaded."""
+        self.load_demo_languages()
         topics = python_help_topics()
         docs = topics + b"\n\n" + local_text(doc_files(), DEMO_TRAIN_BYTES - len(topics))
         licenses = local_text(license_files(), DEMO_EVAL_BYTES)
@@ -96,6 +99,18 @@ class Command(BaseCommand):
                                            corpus_name=corpus.name)
         self.stdout.write(f"imported {version.label}: a BERT-style WordPiece (kind hf) trained "
                           f"on demo-docs, beside the byte-level BPE")
+
+    def load_demo_languages(self) -> None:
+        """A parallel set from Django's own translations (its ``.po`` files), so that the
+        Languages page shows every version's premium per language."""
+        try:
+            languages = django_translations_set()
+        except (RegistryError, OSError, ValueError) as exc:
+            self.stdout.write(f"no demo parallel set: {exc}")
+            return
+        self.stdout.write(f"parallel set {languages.name!r}: Django's own messages in "
+                          f"{languages.members.count()} languages, {languages.line_count} "
+                          f"aligned lines (see /parallel/{languages.name}/)")
 
     def start_worker(self, concurrency: int) -> subprocess.Popen:
         schedule = Path(settings.VAR_DIR) / "celerybeat-schedule"
