@@ -7,6 +7,9 @@ against (as tiktoken keeps ``_educational.py``).
   ``training_loop.learn_merges``.
 - ``reference_train_char``: the same for character-level BPE with ``</w>``. Twin of
   ``char_bpe.train_char_bpe``.
+- ``reference_extend``: continued training: the parent's merges applied to each pre-token of
+  the new texts (``reference_bpe``), then the same textbook loop, where a pair whose merged
+  token is already a token is never chosen. Twin of ``extension.extend_bpe``.
 - ``reference_bpe`` / ``reference_encode``: within each pre-token, merge the pair of lowest rank
   present (leftmost on a tie) until none is left. Twin of ``encoding_loop.MergeTable`` and
   ``Tokenizer.encode_ordinary``.
@@ -81,6 +84,37 @@ def _merge_everywhere(words, pair):
                 i += 1
         merged[tuple(out)] = merged.get(tuple(out), 0) + count
     return merged
+
+
+def reference_extend(parent_vocab, parent_merges, special_tokens, pattern, texts, vocab_size,
+                     min_frequency=1):
+    """Returns (vocab, merges, merge counts) of the child: the parent's vocab, then one id per
+    new merge after the parent's largest id."""
+    words = {}
+    for word, count in reference_words(texts, special_tokens, pattern).items():
+        parts = tuple(reference_bpe(parent_merges, word))
+        words[parts] = words.get(parts, 0) + count
+    known = set(parent_vocab.values()) - {t.encode() for t in special_tokens}
+    merges, counts = [], []
+    while len(parent_vocab) + len(merges) < vocab_size:
+        pairs: dict[tuple[bytes, bytes], int] = {}
+        for word, count in words.items():
+            for pair in zip(word, word[1:]):
+                if pair[0] + pair[1] not in known:
+                    pairs[pair] = pairs.get(pair, 0) + count
+        if not pairs:
+            break
+        best = max(pairs, key=lambda pair: (pairs[pair], pair))
+        if pairs[best] < min_frequency:
+            break
+        merges.append(best)
+        counts.append(pairs[best])
+        known.add(best[0] + best[1])
+        words = _merge_everywhere(words, best)
+    vocab = dict(parent_vocab)
+    first = max(vocab) + 1
+    vocab.update((first + n, left + right) for n, (left, right) in enumerate(merges))
+    return vocab, list(parent_merges) + merges, counts
 
 
 def reference_bpe(merges: list[tuple[bytes, bytes]], pretoken: bytes) -> list[bytes]:

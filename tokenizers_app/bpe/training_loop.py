@@ -200,9 +200,11 @@ def symbol_array(words, alphabet_size: int = 256) -> array:
 
 def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num_merges: int,
                  min_frequency: int = 1, ticker=None, alphabet: list[bytes] | None = None,
-                 ) -> tuple[list[tuple[bytes, bytes]], list[int]]:
+                 skip_known: bool = False) -> tuple[list[tuple[bytes, bytes]], list[int]]:
     """Learn up to ``num_merges`` merges over weighted words; returns (merges, merge counts).
     ``alphabet`` (default: the 256 single bytes) holds the initial symbols; words index it.
+    ``skip_known`` (extension): a pair whose merged token is already a token (of the alphabet
+    or learned) is never learned; its occurrences stay apart, as the parent encodes them.
 
     ``learn_merges({b"aaa": 2}, 2) -> ([(b"a", b"a"), (b"aa", b"a")], [4, 2])``;
     ``learn_merges({(0, 0, 1): 2}, 5, alphabet=[b"a", b"a</w>"]) -> ([(b"a", b"a</w>"),
@@ -210,6 +212,7 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
     """
     tokens = list(alphabet) if alphabet is not None else [bytes([b]) for b in range(256)]
     keys = [tie_break_key(t) for t in tokens]  # tokens: internal id -> bytes
+    known = set(tokens) if skip_known else None
     if ticker:
         ticker("merge", 0, num_merges, force=True)
     state = MergeState(word_counts, len(tokens),
@@ -234,8 +237,13 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
             pair, count = _pop_best(heap, state.counts)
         if pair is None or count < min_frequency:
             break
-        # record the merge as a new token
         left, right = tokens[pair >> SHIFT], tokens[pair & LOW]
+        if known is not None:
+            if left + right in known:  # already a token: never learned (see skip_known)
+                state.counts[pair] = 0
+                continue
+            known.add(left + right)
+        # record the merge as a new token
         merges.append((left, right))
         counts.append(count)
         tokens.append(left + right)
