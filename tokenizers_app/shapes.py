@@ -71,6 +71,7 @@ class SourceRunOut(Schema):
     stage_seconds: dict[str, float]
     merges_per_second: float | None
     corpora: list[SourceCorpusOut]
+    extends: str | None = None  # an extension run: its parent version
 
 
 class LineageOut(Schema):
@@ -80,6 +81,7 @@ class LineageOut(Schema):
     created_at: str
     created_by: str | None
     training_run: SourceRunOut | None
+    extends: str | None = None  # NAME@NUMBER of the parent, for an extension run's version
 
 
 class VersionOptionsOut(Schema):
@@ -188,6 +190,7 @@ class RunOut(Schema):
     sweep: list[int]
     corpora: list[str]
     versions: list[str]  # NAME@NUMBER of the versions it made
+    extends: str | None = None  # an extension run: NAME@NUMBER of the parent version
     created_at: datetime
     finished_at: datetime | None
 
@@ -203,6 +206,7 @@ class RunOut(Schema):
                    special_tokens=run.special_tokens, min_frequency=run.min_frequency,
                    sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
                    versions=[v.label for v in run.versions.all()],
+                   extends=run.extends.label if run.extends_id else None,
                    created_at=run.created_at, finished_at=run.finished_at)
 
 

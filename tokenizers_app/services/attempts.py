@@ -4,6 +4,8 @@ saved in one transaction."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import logging
 import threading
 import time
@@ -164,6 +166,8 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter,
     reporter.progress(Stage.SAVE, 0, 1)
     full = result.tokenizer()
     prefix = prefix_char_tokenizer if run.algorithm == "char_bpe" else prefix_tokenizer
+    if run.extends_id is not None:  # a sweep keeps the parent whole, then the first new ids
+        prefix = partial(prefix_extension, parent_vocab_size=run.extends.vocab_size)
     cores = [prefix(full, size) for size in run.sweep] + [full]
     digests = [content_digest(core) for core in cores]
     with transaction.atomic():
@@ -187,6 +191,20 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter,
             options["larger_reason"] = larger_reason(run, full)
         run.finish(Status.SUCCEEDED, stage=Stage.SAVE, progress_done=1, progress_total=1,
                    merges_per_second=rate, stage_seconds=seconds, options=options)
+
+
+def prefix_extension(full, vocab_size: int, *, parent_vocab_size: int):
+    """The tokenizer of an extension's first ``vocab_size - parent_vocab_size`` new ids (a
+    byte-level extension: one new id per new merge after the parent's largest id)."""
+    if full.algorithm != "byte_bpe":
+        raise ValueError("a sweep of an extension run takes byte-level BPE only")
+    new = sorted(full.vocab)[parent_vocab_size:]
+    keep = vocab_size - parent_vocab_size
+    dropped = set(new[keep:])
+    merges = full.merges[:len(full.merges) - len(dropped)]
+    counts = full.merge_counts[:len(merges)] if full.merge_counts else None
+    return type(full)({i: t for i, t in full.vocab.items() if i not in dropped}, merges,
+                      full.special_ids, full.pattern, merge_counts=counts)
 
 
 def larger_reason(run: TrainingRun, full) -> str:
