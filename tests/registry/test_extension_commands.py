@@ -1,0 +1,53 @@
+"""``manage.py train --extends NAME@REF``: an extension run from the command line."""
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.bpe.corpora import CHINESE
+from tokenizers_app.models import TokenizerVersion, TrainingRun
+from tokenizers_app.services.runs import execute_training_run, start_training_run
+
+from .helpers import import_text, sample_text
+
+
+def run_command(*args) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def parent(db, settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    corpus = import_text(sample_text(20_000), "prose")
+    import_text(CHINESE * 20, "cjk")
+    run = start_training_run(corpora=[corpus], tokenizer_name="prose-bpe", vocab_size=300,
+                             special_tokens=["<|endoftext|>"])
+    execute_training_run(run_id=run.pk)
+    return run.versions.get()
+
+
+def test_train_extends_a_version_into_a_new_version_of_its_tokenizer(parent):
+    output = run_command("train", "--extends", "prose-bpe@1", "--corpus", "cjk",
+                         "--vocab-size", "330")
+    run = TrainingRun.objects.get(extends=parent)
+    assert f"queued run {run.pk}: prose-bpe, byte_bpe, vocab size 330, extends prose-bpe@1" \
+        in output
+    execute_training_run(run_id=run.pk)
+    child = TokenizerVersion.objects.resolve("prose-bpe@2")
+    assert child.lineage()["extends"] == "prose-bpe@1" and child.vocab_size == 330
+    parent_vocab = parent.load_tokenizer().vocab
+    assert {i: child.load_tokenizer().vocab[i] for i in parent_vocab} == parent_vocab
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--pattern", "gpt4"], "--pattern is kept from the parent prose-bpe@1"),
+    (["--vocab-size", "299"], "must be above the 300 tokens of prose-bpe@1"),
+])
+def test_train_extends_refuses_in_words(parent, args, message):
+    base = ["train", "--extends", "prose-bpe@1", "--corpus", "cjk", "--vocab-size", "330"]
+    with pytest.raises(CommandError, match=message):
+        run_command(*base, *args)
+    assert not TrainingRun.objects.filter(extends=parent).exists()
