@@ -77,6 +77,9 @@ def version_detail(request, name, ref):
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
+        "extendable": version.algorithm in EXTENDABLE,
+        "previous": version.tokenizer.versions.ready().filter(number__lt=version.number)
+        .order_by("-number").first(),
         "lengths": {"lengths": [length for length, _ in lengths],
                     "tokens": [tokens for _, tokens in lengths]}})
 
