@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import (account, compare, corpora, health, imports, leaderboard, metrics, runs,
+from .views import (account, compare, corpora, diffs, health, imports, leaderboard, metrics, runs,
                     search, staff, versions)
 
 
@@ -57,6 +57,7 @@ urlpatterns = [
     path(f"tokenizers/{NAME}/<ref:ref>/alias", staff.version_alias, name="version_alias"),
     path(f"tokenizers/{NAME}/<ref:ref>/publish", staff.version_publish, name="version_publish"),
     path("compare/", compare.compare, name="compare"),
+    path("diff/", diffs.diff, name="diff"),
     path("metrics/", metrics.glossary, name="metrics"),
     path("search/", search.search, name="search"),
     path("playground/", compare.playground, name="playground"),

@@ -1,6 +1,7 @@
 """``manage.py train --extends NAME@REF``: an extension run from the command line."""
 
 import io
+import json
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -51,3 +52,15 @@ def test_train_extends_refuses_in_words(parent, args, message):
     with pytest.raises(CommandError, match=message):
         run_command(*base, *args)
     assert not TrainingRun.objects.filter(extends=parent).exists()
+
+
+def test_diff_says_extends_and_counts_the_lines_of_a_corpus(parent):
+    run_command("train", "--extends", "prose-bpe@1", "--corpus", "cjk", "--vocab-size", "330")
+    execute_training_run(run_id=TrainingRun.objects.get(extends=parent).pk)
+    output = run_command("diff", "prose-bpe@1", "prose-bpe@2", "--corpus", "prose")
+    assert "prose-bpe@1 -> prose-bpe@2: extends" in output and "new ids 300..329" in output
+    assert "corpus prose: 100.0% of" in output
+    found = json.loads(run_command("diff", "prose-bpe@2", "prose-bpe@1", "--json"))
+    assert found["verdict"] == "incompatible" and found["changed_count"] == 30
+    with pytest.raises(CommandError, match="prose-bpe"):
+        run_command("diff", "prose-bpe@1", "prose-bpe@7")

@@ -19,6 +19,7 @@ from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download, version_download_formats
 from ..services.evaluations import request_evaluation
+from ..services.extensions import EXTENDABLE
 from ..services.deletions import delete_tokenizer, tokenizer_dependents
 from ..services.permissions import may_add_version, may_delete
 from ..services.versions import IMPORT_FORMATS
@@ -78,6 +79,7 @@ def version_detail(request, name, ref):
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
         "extendable": version.algorithm in EXTENDABLE,
+        "parent": version.training_run.extends if version.training_run_id else None,
         "previous": version.tokenizer.versions.ready().filter(number__lt=version.number)
         .order_by("-number").first(),
         "lengths": {"lengths": [length for length, _ in lengths],
