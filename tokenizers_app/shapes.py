@@ -210,10 +210,32 @@ class RunOut(Schema):
                    created_at=run.created_at, finished_at=run.finished_at)
 
 
+class GateCheckOut(Schema):
+    name: str  # ids, goldens, metrics
+    passed: bool
+    detail: str
+
+
 class AliasOut(Schema):
     tokenizer: str
     alias: str
     version: int  # the number it points at
+    gate_tolerance: float | None = None  # null: no gate
+    gate_checks: list[GateCheckOut] = []  # the gate's checks at this move
+    forced_reason: str = ""  # set when staff forced a move the gate refused
+
+
+class GoldenOut(Schema):
+    id: int
+    text: str
+    ids: list[int]
+    pinned_from: str  # NAME@NUMBER
+    kept: bool  # whether the version asked about gives the text these ids
+
+    @classmethod
+    def of(cls, golden, kept: bool) -> GoldenOut:
+        return cls(id=golden.pk, text=golden.text, ids=golden.ids,
+                   pinned_from=golden.pinned_from.label, kept=kept)
 
 
 class MetricOut(Schema):
