@@ -74,7 +74,7 @@ def test_an_extension_that_keeps_goldens_and_metrics_passes_the_gate(client, reg
              **gated)
     goldens = client.get(f"/api/tokenizers/prose-bpe/versions/{child.number}/goldens",
                          **gated).json()
-    assert [g["kept"] for g in goldens] == [True]
+    assert [g["kept"] for g in goldens["goldens"]] == [True]
     moved = put_json(client, "/api/tokenizers/prose-bpe/aliases/production",
                      {"version": child.number}, **gated)
     assert moved.status_code == 200, moved.content

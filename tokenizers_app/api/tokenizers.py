@@ -230,11 +230,17 @@ def post_golden(request, name: str, body: GoldenIn):
     return Status(201, GoldenOut.of(golden, kept=True))
 
 
-@router.get("/{name}/versions/{ref}/goldens", response={200: list[GoldenOut], **ERRORS},
-            auth=READ)
+class GoldensOut(Schema):
+    version: str  # NAME@NUMBER asked about
+    goldens: list[GoldenOut]
+
+
+@router.get("/{name}/versions/{ref}/goldens", response={200: GoldensOut, **ERRORS}, auth=READ)
 def version_goldens(request, name: str, ref: str):
     """Each golden of the tokenizer, and whether this version keeps it (gives the pinned ids)."""
-    return [GoldenOut.of(golden, kept) for golden, kept in goldens_kept(_version(name, ref))]
+    version = _version(name, ref)
+    return GoldensOut(version=version.label, goldens=[
+        GoldenOut.of(golden, kept) for golden, kept in goldens_kept(version)])
 
 
 @router.post("/{name}/versions/{ref}/publish", response={200: VersionOut, **ERRORS}, auth=WRITE)
