@@ -64,3 +64,21 @@ def test_diff_says_extends_and_counts_the_lines_of_a_corpus(parent):
     assert found["verdict"] == "incompatible" and found["changed_count"] == 30
     with pytest.raises(CommandError, match="prose-bpe"):
         run_command("diff", "prose-bpe@1", "prose-bpe@7")
+
+
+def test_golden_gate_and_alias_refuse_then_force_with_a_reason(parent, django_user_model):
+    django_user_model.objects.create_user("boss", password="pw-boss-1", is_staff=True)
+    run_command("train", "--extends", "prose-bpe@1", "--corpus", "cjk", "--vocab-size", "330")
+    execute_training_run(run_id=TrainingRun.objects.get(extends=parent).pk)
+    assert "prose-bpe@production -> version 2" in run_command(
+        "alias", "prose-bpe@2", "production", "--user", "boss")
+    assert "gated, tolerance 5.00%" in run_command("gate", "prose-bpe", "production",
+                                                   "--tolerance", "0.05", "--user", "boss")
+    assert "pinned golden" in run_command("golden", "prose-bpe@2", "我们今天学习")
+    assert "BREAKS golden" in run_command("golden", "prose-bpe@1")
+    with pytest.raises(CommandError, match="ids: prose-bpe@1 incompatible prose-bpe@2.*goldens: "
+                                           "1 golden broken"):
+        run_command("alias", "prose-bpe@1", "production", "--user", "boss")
+    forced = run_command("alias", "prose-bpe@1", "production", "--user", "boss",
+                         "--force-reason", "the CJK model is not ready")
+    assert "forced past the gate: the CJK model is not ready" in forced
