@@ -52,3 +52,29 @@ def test_the_diff_page_gives_the_verdict_and_the_changed_ids(client, registry_da
     assert 'id="verdict">incompatible<' in other and "300 ids of prose-bpe@2 name another" in other
     unknown = page(client, "/diff/?from=prose-bpe%401&to=prose-bpe%409", status=404)
     assert "prose-bpe" in unknown
+
+
+def test_staff_pin_a_golden_gate_an_alias_and_see_a_move_refused_then_forced(client,
+                                                                             registry_data):
+    client.force_login(registry_data["staff"])
+    client.post("/tokenizers/prose-bpe/2/alias", {"alias": "production"})
+    pinned = client.post("/tokenizers/prose-bpe/2/goldens", {"text": "The quick brown fox"},
+                         follow=True).content.decode()
+    assert "golden pinned from prose-bpe@2" in pinned and "✓ keeps it" in pinned
+    assert "✗ other ids" in page(client, "/tokenizers/prose-bpe/1/")
+    gated = client.post("/tokenizers/prose-bpe/aliases/production/gate",
+                        {"tolerance": "1", "back": "2"}, follow=True).content.decode()
+    assert "prose-bpe@production is gated with a tolerance of 1%" in gated
+    refused = client.post("/tokenizers/prose-bpe/1/alias", {"alias": "production"},
+                          follow=True).content.decode()
+    assert "the gate of prose-bpe@production refuses prose-bpe@1" in refused
+    assert "goldens: 1 golden broken" in refused
+    forced = client.post("/tokenizers/prose-bpe/1/alias",
+                         {"alias": "production", "force_reason": "roll back"},
+                         follow=True).content.decode()
+    assert "alias production now points at prose-bpe@1 (forced past the gate: roll back)" \
+        in forced
+    member = registry_data["member"]
+    client.force_login(member)
+    assert client.post("/tokenizers/prose-bpe/aliases/production/gate",
+                       {"tolerance": ""}).status_code == 403
