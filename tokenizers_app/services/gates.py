@@ -14,6 +14,7 @@ written reason, and the alias history (``AliasMove``) records the checks and the
 
 from __future__ import annotations
 
+from ..bpe.metric_text import metric_text
 from ..bpe.metrics import HEADLINE_METRICS, METRICS
 from ..errors import Conflict, Invalid, NotFound
 from ..models import Alias, Evaluation, GoldenEncoding, TokenizerVersion
@@ -108,8 +109,8 @@ def worse_metrics(current: TokenizerVersion, target: TokenizerVersion,
             higher_is_better = METRICS[name][2]
             loss = (old - new) if higher_is_better else (new - old)
             if loss > tolerance * abs(old):
-                worse.append(f"{METRICS[name][0]} on {theirs.corpus.name}: {old:.4g} -> "
-                             f"{new:.4g} {METRICS[name][1]}")
+                worse.append(f"{METRICS[name][0]} on {theirs.corpus.name}: "
+                             f"{metric_text(old, name)} -> {metric_text(new, name)}")
     return worse
 
 

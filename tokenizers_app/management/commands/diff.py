@@ -7,6 +7,7 @@ import json
 from django.core.management.base import BaseCommand
 
 from tokenizers_app.management.errors import refusals_as_command_errors
+from tokenizers_app.bpe.metric_text import metric_text
 from tokenizers_app.models import Corpus, TokenizerVersion
 from tokenizers_app.services.diffs import diff_versions
 
@@ -61,6 +62,6 @@ def summary_lines(found: dict) -> list[str]:
                          f"{script['tokens_after']}")
         for metric in corpus["metrics"]:
             if metric["change"] is not None:
-                lines.append(f"  {metric['label']} ({metric['unit']}): {metric['from']:.4g} -> "
-                             f"{metric['to']:.4g} ({metric['change']:+.4g})")
+                lines.append(f"  {metric['label']}: {metric_text(metric['from'], metric['name'])}"
+                             f" -> {metric_text(metric['to'], metric['name'])}")
     return lines
