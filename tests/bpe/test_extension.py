@@ -121,3 +121,21 @@ def test_extension_is_deterministic():
     second = _extended(parent, CHINESE, 480)
     assert (first.vocab, first.merges, first.merge_counts) == \
         (second.vocab, second.merges, second.merge_counts)
+
+
+@pytest.mark.parametrize("format", ["native", "hf", "gpt2", "tiktoken", "minbpe",
+                                    "transformers"])
+def test_every_download_of_the_child_reads_back_with_the_parents_merges_first(format):
+    from tokenizers_app.bpe.formats import loads_tokenizer
+
+    parent = _trained(ENGLISH, 420)
+    child = _extended(parent, CHINESE + JAPANESE, 520).tokenizer()
+    files = dumps_tokenizer(child, format, "child")
+    back = loads_tokenizer(files, format, pattern=child.pattern) if format == "gpt2" \
+        else loads_tokenizer(files, format)
+    assert back.merges[:len(parent.merges)] == parent.merges
+    assert back.merges == child.merges
+    if format == "minbpe":  # minbpe's own layout puts special tokens last, for parent and child
+        return
+    assert {i: back.vocab[i] for i in parent.vocab} == parent.vocab
+    assert back.encode_ordinary(CHINESE + ENGLISH) == child.encode_ordinary(CHINESE + ENGLISH)
