@@ -23,7 +23,7 @@ def run_command(*args) -> str:
 def parent(db, settings, tmp_path):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     corpus = import_text(sample_text(20_000), "prose")
-    import_text(CHINESE * 20, "cjk")
+    import_text((CHINESE + "\n") * 40, "cjk")
     run = start_training_run(corpora=[corpus], tokenizer_name="prose-bpe", vocab_size=300,
                              special_tokens=["<|endoftext|>"])
     execute_training_run(run_id=run.pk)
@@ -82,3 +82,38 @@ def test_golden_gate_and_alias_refuse_then_force_with_a_reason(parent, django_us
     forced = run_command("alias", "prose-bpe@1", "production", "--user", "boss",
                          "--force-reason", "the CJK model is not ready")
     assert "forced past the gate: the CJK model is not ready" in forced
+
+
+@pytest.mark.parametrize("char_level", [False, True])
+def test_a_fanned_out_extension_run_equals_one_counted_in_one_task(parent, settings,
+                                                                    char_level):
+    from tokenizers_app.models import CountPart
+    from tokenizers_app.services.extensions import start_extension_run
+    from tokenizers_app.services.fanout import count_corpus_part, merge_counted_run
+
+    if char_level:
+        char_run = start_training_run(corpora=["prose"], tokenizer_name="classic",
+                                      vocab_size=200, algorithm="char_bpe")
+        execute_training_run(run_id=char_run.pk)
+    ref = "classic@1" if char_level else "prose-bpe@1"
+    whole = start_extension_run(extends=ref, corpora=["cjk"], vocab_size=380)
+    execute_training_run(run_id=whole.pk)
+    expected = whole.versions.get().load_tokenizer()
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 2000
+    fanned = start_extension_run(extends=ref, corpora=["cjk"], vocab_size=380, sweep=[] if
+                                 char_level else [350])
+    execute_training_run(run_id=fanned.pk)
+    parts = list(CountPart.objects.filter(run=fanned).order_by("index"))
+    assert len(parts) > 2
+    for part in parts:
+        count_corpus_part(part_id=part.pk, worker="here")
+    merge_counted_run(run_id=fanned.pk, attempt=1)
+    fanned.refresh_from_db()
+    assert fanned.status == TrainingRun.Status.SUCCEEDED, fanned.error
+    made = fanned.versions.order_by("vocab_size")  # the full one is the whole run's version
+    assert made.last() == whole.versions.get()  # same digest: the same version
+    assert made.last().lineage()["extends"] == ref
+    if not char_level:  # the sweep keeps the parent whole and the first new ids
+        assert made.first().vocab_size == 350
+        assert made.first().load_tokenizer().merges == expected.merges[:len(
+            parent.load_tokenizer().merges) + 50]
