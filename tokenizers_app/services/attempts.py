@@ -4,8 +4,6 @@ saved in one transaction."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import logging
 import threading
 import time
@@ -18,10 +16,9 @@ from django.utils import timezone
 
 from ..bpe import TrainingCancelled, TrainResult
 from ..bpe.char_bpe import CharTrainResult
+from .extension_results import sweep_prefix
 from ..bpe.canonical import content_digest
-from ..bpe.char_bpe import prefix_char_tokenizer
 from ..bpe.compiled import CORE_PATH
-from ..bpe.training import prefix_tokenizer
 from ..errors import REFUSALS, is_disk_full
 from ..models import TokenizerVersion, TrainingRun
 from .versions import add_version
@@ -165,9 +162,7 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter,
     in one transaction; a cancel that arrived meanwhile wins and nothing is saved."""
     reporter.progress(Stage.SAVE, 0, 1)
     full = result.tokenizer()
-    prefix = prefix_char_tokenizer if run.algorithm == "char_bpe" else prefix_tokenizer
-    if run.extends_id is not None:  # a sweep keeps the parent whole, then the first new ids
-        prefix = partial(prefix_extension, parent_vocab_size=run.extends.vocab_size)
+    prefix = sweep_prefix(run)  # the tokenizer of a smaller vocab size, from the full one
     cores = [prefix(full, size) for size in run.sweep] + [full]
     digests = [content_digest(core) for core in cores]
     with transaction.atomic():
@@ -191,20 +186,6 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter,
             options["larger_reason"] = larger_reason(run, full)
         run.finish(Status.SUCCEEDED, stage=Stage.SAVE, progress_done=1, progress_total=1,
                    merges_per_second=rate, stage_seconds=seconds, options=options)
-
-
-def prefix_extension(full, vocab_size: int, *, parent_vocab_size: int):
-    """The tokenizer of an extension's first ``vocab_size - parent_vocab_size`` new ids (a
-    byte-level extension: one new id per new merge after the parent's largest id)."""
-    if full.algorithm != "byte_bpe":
-        raise ValueError("a sweep of an extension run takes byte-level BPE only")
-    new = sorted(full.vocab)[parent_vocab_size:]
-    keep = vocab_size - parent_vocab_size
-    dropped = set(new[keep:])
-    merges = full.merges[:len(full.merges) - len(dropped)]
-    counts = full.merge_counts[:len(merges)] if full.merge_counts else None
-    return type(full)({i: t for i, t in full.vocab.items() if i not in dropped}, merges,
-                      full.special_ids, full.pattern, merge_counts=counts)
 
 
 def larger_reason(run: TrainingRun, full) -> str:
