@@ -73,10 +73,11 @@ def parent_segmentation(parent: Tokenizer, word_counts: dict[bytes, int],
     """Each pre-token as the parent encodes it (indices into ``parent_alphabet``), counts summed;
     pre-tokens that are one token already hold no pair and are left out."""
     words: dict[tuple[int, ...], int] = {}
+    index = index_of.__getitem__
     pretokens = list(word_counts)
     for pretoken, ids in zip(pretokens, parent._table.bpe_many(pretokens)):
         if len(ids) > 1:
-            word = tuple(index_of[i] for i in ids)
+            word = tuple(map(index, ids))
             words[word] = words.get(word, 0) + word_counts[pretoken]
     return words
 
