@@ -46,3 +46,17 @@ def test_a_vocab_size_not_above_the_parents_is_refused():
     parent = train_char_bpe([ENGLISH], 120).tokenizer()
     with pytest.raises(ValueError, match="only adds tokens"):
         extend_char_bpe(parent, [CHINESE], len(parent.vocab))
+
+
+def test_apply_bpe_with_the_extended_codes_cuts_text_as_our_encode(tmp_path):
+    from tests.bpe.test_subword_nmt import segmented, subword_nmt
+    from tokenizers_app.bpe import save_tokenizer
+
+    parent = train_char_bpe([ENGLISH], 120).tokenizer()
+    child = extend_char_bpe(parent, [CHINESE + JAPANESE], 260).tokenizer()
+    [codes, _vocab] = save_tokenizer(child, tmp_path / "snmt", "subword-nmt")
+    assert codes.read_text().splitlines()[1:1 + len(parent.merges)] == \
+        [f"{left} {right}" for left, right in parent.merges]  # the parent's codes first
+    lines = [ENGLISH.split("\n")[0], CHINESE, JAPANESE]
+    theirs = subword_nmt("apply-bpe", "-c", str(codes), stdin="\n".join(lines) + "\n")
+    assert theirs.splitlines() == [segmented(child, line) for line in lines]

@@ -139,3 +139,19 @@ def test_every_download_of_the_child_reads_back_with_the_parents_merges_first(fo
         return
     assert {i: back.vocab[i] for i in parent.vocab} == parent.vocab
     assert back.encode_ordinary(CHINESE + ENGLISH) == child.encode_ordinary(CHINESE + ENGLISH)
+
+
+def test_the_extended_tokenizer_loads_in_transformers_with_our_ids(tmp_path):
+    import os
+
+    os.environ.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    from transformers import AutoTokenizer
+
+    from tokenizers_app.bpe import save_tokenizer
+
+    parent = _trained(ENGLISH, 420)
+    child = _extended(parent, CHINESE + JAPANESE, 520).tokenizer()
+    save_tokenizer(child, tmp_path / "child", "transformers")
+    theirs = AutoTokenizer.from_pretrained(str(tmp_path / "child"))
+    for text in (ENGLISH, CHINESE, JAPANESE + " <|endoftext|> " + ENGLISH[:40]):
+        assert theirs.encode(text, add_special_tokens=False) == child.encode(text, "all")
