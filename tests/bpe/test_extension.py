@@ -12,6 +12,7 @@ from tests.bpe.reference import reference_extend
 from tokenizers_app.bpe import Tokenizer
 from tokenizers_app.bpe.extension import extend_bpe, extend_from_counts
 from tokenizers_app.bpe.formats import dumps_tokenizer
+from tokenizers_app.bpe.formats.tiktoken import pat_str
 from tokenizers_app.bpe.training import train_bpe
 
 
@@ -155,3 +156,21 @@ def test_the_extended_tokenizer_loads_in_transformers_with_our_ids(tmp_path):
     theirs = AutoTokenizer.from_pretrained(str(tmp_path / "child"))
     for text in (ENGLISH, CHINESE, JAPANESE + " <|endoftext|> " + ENGLISH[:40]):
         assert theirs.encode(text, add_special_tokens=False) == child.encode(text, "all")
+
+
+def test_gpt2_itself_extends_on_cjk_keeping_its_50257_ids_and_tiktoken_agrees():
+    from tests.fixtures import gpt2_fixture_dir
+    from tokenizers_app.bpe import load_tokenizer
+
+    gpt2 = load_tokenizer(gpt2_fixture_dir())  # imported: GPT-2's own byte order of ids
+    child = extend_bpe(gpt2, [(CHINESE + JAPANESE) * 3], len(gpt2.vocab) + 60,
+                       workers=1).tokenizer()
+    _assert_parent_kept(gpt2, child)
+    assert min(set(child.vocab) - set(gpt2.vocab)) == 50257
+    ranks = {token: token_id for token_id, token in child.vocab.items()
+             if token_id not in child.special_ids.values()}
+    peer = tiktoken.Encoding("gpt2-child", pat_str=pat_str(child.pattern), mergeable_ranks=ranks,
+                             special_tokens=dict(child.special_ids))
+    for text in (ENGLISH, CHINESE, JAPANESE):
+        assert peer.encode_ordinary(text) == child.encode_ordinary(text)
+    assert child.encode_ordinary(ENGLISH) == gpt2.encode_ordinary(ENGLISH)
