@@ -68,3 +68,35 @@ def test_an_unknown_parent_is_a_404(client, registry, cjk):
     answer = post_json(client, "/api/runs", {"extends": "prose-bpe@9", "corpora": ["cjk"],
                                              "vocab_size": 400}, **bearer(registry["staff_key"]))
     assert answer.status_code == 404
+
+
+def test_a_character_level_version_extends_and_a_unigram_like_kind_is_refused(client, registry,
+                                                                              cjk):
+    from tokenizers_app.services.runs import start_training_run
+
+    staff = registry["staff"]
+    run = start_training_run(corpora=["prose"], tokenizer_name="classic", vocab_size=150,
+                             algorithm="char_bpe", created_by=staff)
+    execute_training_run(run_id=run.pk)
+    key = bearer(registry["staff_key"])
+    swept = post_json(client, "/api/runs", {"extends": "classic@1", "corpora": ["cjk"],
+                                            "vocab_size": 400, "sweep": [300]}, **key)
+    assert swept.status_code == 400 and "sweep of a character-level extension" in \
+        swept.json()["detail"]
+    answer = post_json(client, "/api/runs", {"extends": "classic@1", "corpora": ["cjk"],
+                                             "vocab_size": 400}, **key)
+    assert answer.status_code == 201 and answer.json()["algorithm"] == "char_bpe"
+    execute_training_run(run_id=answer.json()["id"])
+    child = TokenizerVersion.objects.resolve("classic@2")
+    parent_core, child_core = run.versions.get().load_tokenizer(), child.load_tokenizer()
+    assert all(child_core.vocab[i] == t for i, t in parent_core.vocab.items())
+    assert child_core.unk_id not in child_core.encode_ordinary(CHINESE)
+    assert child.lineage()["extends"] == "classic@1"
+
+
+def test_kinds_without_a_merge_order_to_continue_are_refused_in_words(client, registry, cjk):
+    TokenizerVersion.objects.filter(pk=registry["small"].pk).update(algorithm="sentencepiece")
+    answer = post_json(client, "/api/runs", {"extends": "prose-bpe@1", "corpora": ["cjk"],
+                                             "vocab_size": 400}, **bearer(registry["staff_key"]))
+    assert answer.status_code == 400
+    assert "Unigram and WordPiece have no merge order to continue" in answer.json()["detail"]

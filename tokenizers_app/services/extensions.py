@@ -50,6 +50,9 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
     if vocab_size is None or int(vocab_size) <= parent.vocab_size:
         raise Invalid(f"vocab_size {vocab_size} must be above the {parent.vocab_size:,} tokens of "
                       f"{parent.label}: an extension only adds tokens", field="vocab_size")
+    if sweep and parent.algorithm == Algorithm.CHAR_BPE:
+        raise Invalid("a sweep of a character-level extension is not built (its new characters "
+                      "come before its new merges): leave the sweep out", field="sweep")
     bad_sweep = [size for size in sweep if size <= parent.vocab_size]
     if bad_sweep:
         raise Invalid(f"sweep size {bad_sweep[0]} must be above the {parent.vocab_size:,} "
