@@ -42,6 +42,7 @@ def test_extend_a_version_from_its_page_to_a_new_version_that_names_its_parent(c
     child_page = page(client, f"/tokenizers/prose-bpe/{child.number}/")
     assert "every id of it names the same token here" in child_page
     assert f"What changed since prose-bpe@{child.number - 1}" in child_page
+    assert "Training (extends 1)" in page(client, "/tokenizers/prose-bpe/")
 
 
 def test_the_diff_page_gives_the_verdict_and_the_changed_ids(client, registry_data):

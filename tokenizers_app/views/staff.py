@@ -8,6 +8,7 @@ from django.views.decorators.http import require_POST
 
 from ..errors import Invalid
 from ..services.gates import GateRefused, find_alias, pin_golden, set_gate
+from ..services.permissions import check_staff
 from ..services.staff import move_alias, publish_version
 from .versions import _version
 
@@ -40,6 +41,7 @@ def version_publish(request, name, ref):
 @require_POST
 def alias_gate(request, name, alias):
     """Set (a tolerance in %) or lift (empty) an alias's gate: staff only."""
+    check_staff(request.user, "set alias gates")
     found = find_alias(tokenizer_name=name, name=alias)
     raw = request.POST.get("tolerance", "").strip()
     try:

@@ -40,7 +40,8 @@ def _version(name: str, ref: str) -> TokenizerVersion:
 @readable
 def tokenizer_detail(request, name):
     tokenizer = get_object_or_404(Tokenizer, name=name)
-    versions = tokenizer.versions.latest_first().prefetch_related("aliases")
+    versions = tokenizer.versions.latest_first().prefetch_related("aliases").select_related(
+        "training_run__extends")
     deletable = may_delete(request.user, tokenizer.owner_id)
     return render(request, "tokenizers_app/tokenizer.html", {
         "tokenizer": tokenizer, "versions": versions,
