@@ -62,3 +62,11 @@ def test_an_unknown_version_is_a_404(client, registry):
     answer = client.get("/api/diff?from=prose-bpe@1&to=prose-bpe@9",
                         **bearer(registry["member_key"]))
     assert answer.status_code == 404
+
+
+def test_the_same_ids_under_another_pattern_are_not_identical(client, registry):
+    TokenizerVersion.objects.filter(pk=registry["large"].pk).update(pattern="gpt4")
+    found = client.get("/api/diff?from=prose-bpe@1&to=prose-bpe@2",
+                       **bearer(registry["member_key"])).json()
+    assert found["verdict"] == "incompatible" and found["rules_changed"]
+    assert found["changed_count"] == 0 and not found["keeps_ids"]

@@ -56,6 +56,7 @@ class DiffOut(Schema):
     after: str = Field(alias="to")
     verdict: str  # identical, extends, same_tokens_other_ids, incompatible
     keeps_ids: bool  # a model trained on `from` reads `to`'s ids right
+    rules_changed: bool  # the pattern (split) or options differ: text may split otherwise
     changed_count: int  # ids of `from` that name another token (or none) in `to`
     changed: list[ChangedIdOut]  # the first 200 (matching `search`)
     id_map: list[IdMapOut]  # same_tokens_other_ids: old id -> new id (first 200)

@@ -23,11 +23,15 @@ def diff_versions(*, old: TokenizerVersion, new: TokenizerVersion,
     new_vocab, new_merges = _contents(new)
     found = diff_vocabs(old_vocab, new_vocab, old.special_tokens, new.special_tokens,
                         old_merges, new_merges)
+    rules_changed = old.pattern != new.pattern or (old.options or {}) != (new.options or {})
+    if rules_changed and found.keeps_ids:  # the same ids, split or normalised otherwise
+        found.verdict = "incompatible"
     changed = [(i, before, after) for i, before, after in found.changed
                if not search or search.encode() in before or search.encode() in (after or b"")]
     answer = {
         "from": old.label, "to": new.label, "verdict": found.verdict,
-        "keeps_ids": found.keeps_ids, "changed_count": len(found.changed),
+        "keeps_ids": found.keeps_ids, "rules_changed": rules_changed,
+        "changed_count": len(found.changed),
         "changed": [{"id": i, "from": _text(before), "to": None if after is None else _text(after)}
                     for i, before, after in changed[:LISTED]],
         "id_map": [{"from": a, "to": b} for a, b in list(found.id_map.items())[:LISTED]],
