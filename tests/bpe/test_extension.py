@@ -174,3 +174,15 @@ def test_gpt2_itself_extends_on_cjk_keeping_its_50257_ids_and_tiktoken_agrees():
     for text in (ENGLISH, CHINESE, JAPANESE):
         assert peer.encode_ordinary(text) == child.encode_ordinary(text)
     assert child.encode_ordinary(ENGLISH) == gpt2.encode_ordinary(ENGLISH)
+
+
+def test_extension_reports_progress_and_stops_when_asked():
+    from tokenizers_app.bpe.training import TrainingCancelled
+
+    parent = _trained(ENGLISH, 300)
+    stages = []
+    extend_bpe(parent, [CHINESE], 330, workers=1,
+               progress=lambda stage, done, total: stages.append(stage))
+    assert {"count", "merge"} <= set(stages)
+    with pytest.raises(TrainingCancelled):
+        extend_bpe(parent, [CHINESE], 330, workers=1, should_stop=lambda: True)
