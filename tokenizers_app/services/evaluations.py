@@ -92,13 +92,29 @@ def evaluate_version(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation
     return _compute(evaluation)
 
 
+def read_limit() -> int:
+    """Bytes an evaluation reads of its corpus: all of them, unless ``EVALUATION_MAX_BYTES``
+    (an opt-in cap) is set."""
+    return settings.EVALUATION_MAX_BYTES or 1 << 62
+
+
+def mark_capped(metrics: dict, corpus: Corpus) -> None:
+    """Note in the metrics that only the first ``EVALUATION_MAX_BYTES`` of a larger corpus were
+    read (``first_megabytes``: the pages and the API say "first N MB")."""
+    cap = settings.EVALUATION_MAX_BYTES
+    if cap and corpus.size_bytes > cap:
+        megabytes = float(f"{cap / 1024**2:.3g}")  # 16, 1.5, 0.00391
+        metrics["first_megabytes"] = int(megabytes) if megabytes.is_integer() else megabytes
+
+
 def _compute(evaluation: Evaluation) -> Evaluation:
     """The metrics, and the tokens of the corpus's most frequent words (for the compare page)."""
     store, name = get_store(), evaluation.corpus.file.name
-    most = settings.EVALUATION_MAX_BYTES
+    most = read_limit()
     try:
         tokenizer = evaluation.version.load_tokenizer()
         metrics = evaluate(tokenizer, read_lines(store.open(name), most))
+        mark_capped(metrics, evaluation.corpus)
         words = frequent_word_tokens(tokenizer, read_lines(store.open(name), most),
                                      top=WORDS_KEPT)
     except (StoreUnavailable, Unencodable, EngineFailed) as exc:  # in words already (the store:
