@@ -89,16 +89,17 @@ def _handle(message: dict, engines: _Engines) -> dict:
     if op == "totals":  # an evaluation's batch of documents: its totals, never its tokens
         from .evaluation import documents_totals
 
-        covered = _COVERED.setdefault(digest, {})
+        key = (digest, id(engine))
+        covered = _COVERED.setdefault(key, {}) if digest else {}  # (one without is not kept)
         if len(_COVERED) > 1:  # only the engine evaluated last keeps its words
-            for other in [key for key in _COVERED if key != digest]:
+            for other in [found for found in _COVERED if found != key]:
                 del _COVERED[other]
         return {"totals": json.loads(documents_totals(engine, message["docs"],
                                                       covered).to_json())}
     raise ValueError(f"unknown request {op!r}")
 
 
-_COVERED: dict[str, dict[str, bool]] = {}  # words' coverage, by engine digest
+_COVERED: dict[tuple, dict[str, bool]] = {}  # words' coverage, by engine
 
 
 def _special(value):
