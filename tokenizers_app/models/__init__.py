@@ -6,11 +6,11 @@ from .aliases import ALIAS_PATTERN, Alias, AliasMove
 from .api_keys import ApiKey
 from .contents import EngineFile, MergeRule, VocabEntry
 from .corpora import Corpus, CorpusQuerySet
-from .evaluations import Evaluation
+from .evaluations import Evaluation, EvaluationPart
 from .names import check_name
 from .runs import Algorithm, CountPart, Kind, TrainingRun
 from .versions import Tokenizer, TokenizerVersion, VersionQuerySet
 
 __all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus",
-           "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "Kind", "MergeRule", "Tokenizer", "TokenizerVersion",
+           "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "EvaluationPart", "Kind", "MergeRule", "Tokenizer", "TokenizerVersion",
            "TrainingRun", "VersionQuerySet", "VocabEntry", "check_name"]

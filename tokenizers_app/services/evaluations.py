@@ -18,6 +18,7 @@ from ..engines.sandbox import EngineFailed
 from ..errors import Invalid, StoreUnavailable, Unencodable
 from ..models import Corpus, Evaluation, TokenizerVersion
 from ..storage import get_store
+from .evaluation_fanout import fan_out_evaluation, fans_out
 from .queue import send_on_commit
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ def run_evaluation(*, evaluation_id: int) -> None:
     """Compute a queued evaluation (the task body); a duplicate delivery does nothing."""
     evaluation = Evaluation.objects.claim(evaluation_id)
     if evaluation is not None:
-        _compute(evaluation)
+        _compute(evaluation, fan_out=True)
 
 
 def reap_evaluations(*, stale_seconds: int | None = None) -> list[int]:
@@ -107,28 +108,39 @@ def mark_capped(metrics: dict, corpus: Corpus) -> None:
         metrics["first_megabytes"] = int(megabytes) if megabytes.is_integer() else megabytes
 
 
-def _compute(evaluation: Evaluation) -> Evaluation:
-    """The metrics, and the tokens of the corpus's most frequent words (for the compare page)."""
+def _compute(evaluation: Evaluation, fan_out: bool = False) -> Evaluation:
+    """The metrics, and the tokens of the corpus's most frequent words (for the compare page);
+    ``fan_out``: a corpus above ``FANOUT_MIN_BYTES`` is evaluated in parts by other tasks
+    (``evaluation_fanout``), and this one returns once they are sent."""
     store, name = get_store(), evaluation.corpus.file.name
     most = read_limit()
     try:
         tokenizer = evaluation.version.load_tokenizer()
+        if fan_out and fans_out(evaluation) and fan_out_evaluation(evaluation, tokenizer):
+            return evaluation
         metrics = evaluate(tokenizer, read_lines(store.open(name), most))
         mark_capped(metrics, evaluation.corpus)
         words = frequent_word_tokens(tokenizer, read_lines(store.open(name), most),
                                      top=WORDS_KEPT)
-    except (StoreUnavailable, Unencodable, EngineFailed) as exc:  # in words already (the store:
-        # evaluate again once it answers; a tokenizer that cannot spell the corpus: for good; the
-        # library's child: it died or overran, this process lives)
-        log.warning("evaluation %s failed: %s", evaluation.pk, exc)
-        evaluation.record(error=str(exc))
-    except OSError as exc:  # the corpus file is gone or unreadable: say so, no traceback
-        log.warning("evaluation %s failed: %s", evaluation.pk, exc)
-        evaluation.record(error=f"the corpus file of {evaluation.corpus.name!r} cannot be read "
-                                f"({exc.strerror or exc}); run manage.py verify")
-    except Exception as exc:  # stored on the row for the dashboard; the log has the traceback
-        log.exception("evaluation %s failed", evaluation.pk)
-        evaluation.record(error=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # stored on the row, in words (``failure_words``)
+        if isinstance(exc, (StoreUnavailable, Unencodable, EngineFailed, OSError)):
+            log.warning("evaluation %s failed: %s", evaluation.pk, exc)
+        else:  # the log has the traceback
+            log.exception("evaluation %s failed", evaluation.pk)
+        evaluation.record(error=failure_words(evaluation, exc))
     else:
         evaluation.record(metrics=metrics, word_tokens=[list(word) for word in words])
     return evaluation
+
+
+def failure_words(evaluation: Evaluation, exc: Exception) -> str:
+    """Why an evaluation failed, for its row. In words already: the store (evaluate again once
+    it answers), a tokenizer that cannot spell the corpus (for good), the library's child (it
+    died or overran; this process lives). The corpus file gone or unreadable is said so, with
+    no traceback."""
+    if isinstance(exc, (StoreUnavailable, Unencodable, EngineFailed)):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return (f"the corpus file of {evaluation.corpus.name!r} cannot be read "
+                f"({exc.strerror or exc}); run manage.py verify")
+    return f"{type(exc).__name__}: {exc}"
