@@ -95,6 +95,21 @@ class Evaluation(models.Model):
         constraints = [models.UniqueConstraint(fields=["version", "corpus"],
                                                name="evaluation_unique_pair")]
 
+    @property
+    def parts_progress(self) -> dict | None:
+        """A running evaluation in parts: ``{"done", "parts", "bytes_done", "bytes"}`` of its
+        current attempt (parts carried over from an earlier one count as done); None when it
+        is not in parts or not running."""
+        if self.status != self.Status.RUNNING or not self.fanout_parts:
+            return None
+        parts = list(self.parts.filter(attempt=self.attempts).values_list("start", "end",
+                                                                          "done"))
+        if not parts:
+            return None
+        return {"done": sum(done for _, _, done in parts), "parts": len(parts),
+                "bytes_done": sum(end - start for start, end, done in parts if done),
+                "bytes": sum(end - start for start, end, _ in parts)}
+
     def retry(self) -> bool:
         """Queue a failed evaluation again; False when it had not failed."""
         fields = {"status": self.Status.QUEUED, "error": "", "sent_at": timezone.now(),

@@ -195,3 +195,21 @@ def test_a_part_whose_worker_died_is_the_only_one_evaluated_again(settings):
     assert {name: value for name, value in evaluation.metrics.items()
             if name not in ("encode_throughput_mb_s", "parts")} == \
         {name: value for name, value in expected.items() if name != "encode_throughput_mb_s"}
+
+
+def test_a_running_evaluation_in_parts_shows_its_parts_and_bytes_done(settings, client):
+    from tests.registry.helpers import train
+    from tokenizers_app.models import Evaluation
+
+    corpus = import_text(sample_text(20_000), "prose")
+    held_out = import_text(sample_text(60_000, offset=100_000), "held-out")
+    version = train(corpus).versions.get()
+    evaluation = Evaluation.objects.create(version=version, corpus=held_out)
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 8000
+    evaluation = evaluate_in_parts(evaluation.pk, skip=1)
+    progress = evaluation.parts_progress
+    assert progress["parts"] == evaluation.fanout_parts
+    assert progress["done"] == progress["parts"] - 1
+    assert progress["bytes"] == held_out.size_bytes > progress["bytes_done"] > 0
+    html = client.get(f"/tokenizers/{version.tokenizer.name}/{version.number}/").content.decode()
+    assert f"computing… {progress['done']} of {progress['parts']} parts" in html
