@@ -115,12 +115,16 @@ def documents_totals(tokenizer, docs: list[list[str]], covered: dict[str, bool])
     found.seconds = time.perf_counter() - started
     for doc, text, spans in zip(docs, texts, all_spans):
         data = text.encode()
-        words = _word_spans(doc)
-        found.ids.update(map(itemgetter(0), spans))
+        words = ([match.span() for match in WORD_RE.finditer(text)] if len(data) == len(text)
+                 else _word_spans(doc))  # an ASCII document's characters are its bytes
+        ids = list(map(itemgetter(0), spans))
+        found.ids.update(ids)
         counts.update(bytes=len(data), chars=len(text), tokens=len(spans), lines=len(doc),
-                      words=len(words), split_words=_count_split_words(words, spans),
-                      unknown_chars=_chars_in(data, spans, lambda i: i == unknown_id))
-        if byte_ids:
+                      words=len(words), split_words=_count_split_words(words, spans))
+        seen = set(ids)  # the character counts walk the spans only when they have something
+        if unknown_id in seen:
+            counts["unknown_chars"] += _chars_in(data, spans, lambda i: i == unknown_id)
+        if byte_ids and not byte_ids.isdisjoint(seen):
             counts["byte_fallback_chars"] += _chars_in(data, spans, byte_ids.__contains__)
     del all_spans
     own = Counter(whitespace_words("".join(texts)))
