@@ -40,7 +40,8 @@ from ..bpe.totals import line_text
 
 DOCUMENT_CHARS = 1 << 20  # a document (paragraph) longer than this is cut at a line end
 BATCH_CHARS = 1 << 20  # documents sent to the library per call, about this many characters
-COVERED_KEPT = 1 << 20  # words whose coverage a process remembers between batches
+COVERED_KEPT = 1 << 20  # words (and lines) whose coverage a process remembers between batches
+LINE_KEPT = 200  # lines up to this many characters are remembered as lossless or not
 
 
 def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
@@ -69,9 +70,9 @@ def evaluate_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
         return core_evaluation.evaluate_totals(tokenizer, blocks)
     found = EvalTotals()
     ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts
-    covered: dict[str, bool] = {}
+    memo: dict[str, dict] = {}
     for batch in batches(documents(LineCounter(blocks))):
-        found.merge(ask(batch) if ask else documents_totals(tokenizer, batch, covered))
+        found.merge(ask(batch) if ask else documents_totals(tokenizer, batch, memo))
     return found
 
 
@@ -104,10 +105,12 @@ def batches(docs: Iterable[list[str]], most: int = BATCH_CHARS) -> Iterator[list
         yield batch
 
 
-def documents_totals(tokenizer, docs: list[list[str]], covered: dict[str, bool]) -> EvalTotals:
+def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -> EvalTotals:
     """The totals of a batch of documents (each a list of lines), each encoded in one call;
-    ``covered`` remembers words' coverage between batches (bounded)."""
+    ``memo`` remembers words' coverage and short lines' round trips between batches
+    (bounded)."""
     found, counts = EvalTotals(), Counter()
+    covered = memo.setdefault("words", {})
     unknown_id, byte_ids = tokenizer.unk_id, tokenizer.byte_ids
     texts = ["".join(doc) for doc in docs]
     started = time.perf_counter()
@@ -139,7 +142,8 @@ def documents_totals(tokenizer, docs: list[list[str]], covered: dict[str, bool])
         found.add_word(word, count, covered[word])
         counts["own_words"] += count
         counts["covered_words"] += count * covered[word]
-    counts["lossless_lines"] = _lossless_lines(tokenizer, [line for doc in docs for line in doc])
+    counts["lossless_lines"] = _lossless_lines(tokenizer, [line for doc in docs for line in doc],
+                                               memo.setdefault("lines", {}))
     found.counts.update(counts)
     return found
 
@@ -176,13 +180,20 @@ def _span(match) -> tuple[int, int]:
     return match.span()
 
 
-def _lossless_lines(tokenizer, lines: list[str]) -> int:
+def _lossless_lines(tokenizer, lines: list[str], known: dict[str, bool]) -> int:
     """Lines that decode back to themselves, each without its line end (every SentencePiece
     normalizer drops a newline, which would make every line lossy):
-    ``line_text("a b\r\n") -> "a b"``."""
-    bare = list(map(line_text, lines))
-    decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(bare)) if bare else []
-    return sum(map(str.__eq__, decoded, bare))
+    ``line_text("a b\r\n") -> "a b"``. Each distinct line is checked once; ``known``
+    remembers the short ones (blank lines, code's repeated lines) between batches."""
+    counts = Counter(map(line_text, lines))
+    fresh = [line for line in counts if line not in known]
+    decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
+    checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
+    if len(known) > COVERED_KEPT:
+        known.clear()
+    known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
+    return sum(count for line, count in counts.items()
+               if (checked[line] if line in checked else known[line]))
 
 
 

@@ -99,7 +99,7 @@ def _handle(message: dict, engines: _Engines) -> dict:
     raise ValueError(f"unknown request {op!r}")
 
 
-_COVERED: dict[tuple, dict[str, bool]] = {}  # words' coverage, by engine
+_COVERED: dict[tuple, dict] = {}  # words' coverage and lines' round trips, by engine
 
 
 def _special(value):
