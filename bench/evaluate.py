@@ -154,14 +154,21 @@ def _load(recipe) -> None:
 
 
 def _evaluate_part(path: str, start: int, end: int):
-    import resource
-
     from tokenizers_app.bpe.eval_parts import part_blocks
     from tokenizers_app.engines.evaluation import evaluate_totals
 
     totals = evaluate_totals(_LOADED, part_blocks(path, start, end))
-    return (totals.to_json(), os.getpid(),
-            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    return totals.to_json(), os.getpid(), _peak_rss()
+
+
+def _peak_rss() -> int:
+    """This process's peak resident bytes (``VmHWM``: ``ru_maxrss`` would keep the parent's
+    peak across the exec that started it)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def recipe_of(tokenizer):
