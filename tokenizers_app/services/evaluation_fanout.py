@@ -25,10 +25,12 @@ from ..bpe.inspection import in_running_text
 from ..engines.evaluation import cut_rule, evaluate_totals, metrics_of_totals
 from ..models import Evaluation, EvaluationPart
 from ..storage import ObjectRanges, get_store
+from .evaluation_failures import failure_words
 from .queue import send_on_commit
 
 log = logging.getLogger(__name__)
 Status = Evaluation.Status
+WORDS_KEPT = 2000  # the most frequent words of the corpus, with their ids, per evaluation
 FREQUENT_KEPT = 50_000  # the most frequent whitespace words a part keeps (for the compare page)
 
 
@@ -107,8 +109,6 @@ def evaluate_corpus_part(*, part_id: int, worker: str = "") -> None:
         get_store().write_bytes(name, data)
     except Exception as exc:  # the evaluation fails in words (the merge never comes)
         log.warning("evaluation %s part %s failed: %s", evaluation.pk, part.index, exc)
-        from .evaluations import failure_words
-
         evaluation.record(error=failure_words(evaluation, exc))
         return
     with transaction.atomic():
@@ -137,8 +137,6 @@ def _json(value) -> bytes:
 def merge_evaluation_parts(*, evaluation_id: int, attempt: int) -> None:
     """Sum the parts' totals of one attempt and record the metrics."""
     import json
-
-    from .evaluations import WORDS_KEPT, failure_words
 
     evaluation = Evaluation.objects.select_related("version", "corpus").filter(
         pk=evaluation_id, status=Status.RUNNING, attempts=attempt).first()

@@ -18,12 +18,12 @@ from ..engines.sandbox import EngineFailed
 from ..errors import Invalid, StoreUnavailable, Unencodable
 from ..models import Corpus, Evaluation, TokenizerVersion
 from ..storage import get_store
-from .evaluation_fanout import fan_out_evaluation, fans_out
+from .evaluation_failures import failure_words
+from .evaluation_fanout import WORDS_KEPT, fan_out_evaluation, fans_out
 from .queue import send_on_commit
 
 log = logging.getLogger(__name__)
 
-WORDS_KEPT = 2000  # the most frequent words of the corpus, with their ids, per evaluation
 
 
 def queue_evaluation(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation:
@@ -131,16 +131,3 @@ def _compute(evaluation: Evaluation, fan_out: bool = False) -> Evaluation:
     else:
         evaluation.record(metrics=metrics, word_tokens=[list(word) for word in words])
     return evaluation
-
-
-def failure_words(evaluation: Evaluation, exc: Exception) -> str:
-    """Why an evaluation failed, for its row. In words already: the store (evaluate again once
-    it answers), a tokenizer that cannot spell the corpus (for good), the library's child (it
-    died or overran; this process lives). The corpus file gone or unreadable is said so, with
-    no traceback."""
-    if isinstance(exc, (StoreUnavailable, Unencodable, EngineFailed)):
-        return str(exc)
-    if isinstance(exc, OSError):
-        return (f"the corpus file of {evaluation.corpus.name!r} cannot be read "
-                f"({exc.strerror or exc}); run manage.py verify")
-    return f"{type(exc).__name__}: {exc}"
