@@ -17,6 +17,7 @@ from collections import Counter
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from .. import tasks
 from ..bpe.eval_parts import part_blocks, plan_parts
@@ -96,6 +97,7 @@ def evaluate_corpus_part(*, part_id: int, worker: str = "") -> None:
     if part is None or part.done or not _current(part):
         return
     evaluation = part.evaluation
+    _beat(part)
     try:
         tokenizer = evaluation.version.load_tokenizer()
         source = corpus_ranges(evaluation)
@@ -116,10 +118,19 @@ def evaluate_corpus_part(*, part_id: int, worker: str = "") -> None:
             pk=part.evaluation_id, status=Status.RUNNING, attempts=part.attempt).first()
         if owned is None or not part.mark_done(worker, name):
             return
+        _beat(part)
         left = EvaluationPart.objects.filter(evaluation=part.evaluation_id,
                                              attempt=part.attempt, done=False)
         if not left.exists():
             send_on_commit(tasks.merge_evaluation_parts, part.evaluation_id, part.attempt)
+
+
+def _beat(part: EvaluationPart) -> None:
+    """A part starting or done moves its evaluation's ``started_at`` on: the reaper takes an
+    evaluation in parts for dead only when no part started or finished for
+    ``EVALUATION_STALE_SECONDS`` (the merge reads the new value before it records)."""
+    Evaluation.objects.filter(pk=part.evaluation_id, status=Status.RUNNING,
+                              attempts=part.attempt).update(started_at=timezone.now())
 
 
 def _lines(blocks):

@@ -213,3 +213,29 @@ def test_a_running_evaluation_in_parts_shows_its_parts_and_bytes_done(settings, 
     assert progress["bytes"] == held_out.size_bytes > progress["bytes_done"] > 0
     html = client.get(f"/tokenizers/{version.tokenizer.name}/{version.number}/").content.decode()
     assert f"computing… {progress['done']} of {progress['parts']} parts" in html
+
+
+def test_an_evaluation_in_parts_is_not_reaped_while_its_parts_go_on(settings):
+    """Each part started or done moves ``started_at`` on: a long evaluation in parts is taken
+    for dead only when its parts stop."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tests.registry.helpers import train
+    from tokenizers_app.models import Evaluation
+    from tokenizers_app.services.evaluation_fanout import evaluate_corpus_part
+    from tokenizers_app.services.evaluations import reap_evaluations, run_evaluation
+
+    corpus = import_text(sample_text(20_000), "prose")
+    held_out = import_text(sample_text(60_000, offset=100_000), "held-out")
+    evaluation = Evaluation.objects.create(version=train(corpus).versions.get(),
+                                           corpus=held_out)
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 8000
+    run_evaluation(evaluation_id=evaluation.pk)
+    long_ago = timezone.now() - timedelta(hours=2)
+    Evaluation.objects.filter(pk=evaluation.pk).update(started_at=long_ago)
+    first = evaluation.parts.order_by("index").first()
+    evaluate_corpus_part(part_id=first.pk, worker="here")
+    assert Evaluation.objects.get(pk=evaluation.pk).started_at > long_ago
+    assert reap_evaluations(stale_seconds=3600) == []
