@@ -91,13 +91,15 @@ def sentencepiece_trained(model_type: str, lines: list[str]) -> bytes:
 
 def kinds(fixtures: Path, training: str, only: str | None = None):
     """``(name, tokenizer, peer encode)`` for each kind (whose name holds ``only``)."""
-    for name, tokenizer, peer in all_kinds(fixtures, training):
-        if only is None or any(part in name for part in only.split(",")):
-            yield name, tokenizer, peer
+    def wanted(name: str) -> bool:
+        return only is None or any(part in name for part in only.split(","))
+
+    for name, tokenizer, peer in all_kinds(fixtures, training, wanted):
+        yield name, tokenizer, peer
 
 
-def all_kinds(fixtures: Path, training: str):
-    import sentencepiece
+def all_kinds(fixtures: Path, training: str, wanted=lambda name: True):
+    """Each kind ``wanted`` by its name, built (trained) only then."""
     import tiktoken
     import tokenizers
 
@@ -109,18 +111,30 @@ def all_kinds(fixtures: Path, training: str):
     tik = tiktoken.Encoding("gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
                             special_tokens=dict(gpt2.special_ids))
     yield "byte_bpe (GPT-2) / tiktoken", gpt2, tik.encode_ordinary
-    char = train_char_bpe([training[:1_000_000]], vocab_size=VOCAB).tokenizer()
-    char_peer = tokenizers.Tokenizer.from_str(dumps_tokenizer(char, "hf")["tokenizer.json"]
-                                              .decode())
-    yield "char_bpe / HF tokenizers", char, lambda t: char_peer.encode(
-        t, add_special_tokens=False).ids
+    if wanted("char_bpe / HF tokenizers"):
+        char = train_char_bpe([training[:1_000_000]], vocab_size=VOCAB).tokenizer()
+        char_peer = tokenizers.Tokenizer.from_str(dumps_tokenizer(char, "hf")["tokenizer.json"]
+                                                  .decode())
+        yield "char_bpe / HF tokenizers", char, lambda t: char_peer.encode(
+            t, add_special_tokens=False).ids
+    yield from _library_kinds(lines, wanted)
+
+
+def _library_kinds(lines: list[str], wanted):
+    import sentencepiece
+    import tokenizers
+
     for kind in ("llama-bpe", "wordpiece", "unigram"):
+        if not wanted(f"hf {kind} / HF tokenizers"):
+            continue
         engine = read_engine_files({"tokenizer.json": hf_trained(kind, lines)})
         peer = tokenizers.Tokenizer.from_str(engine.canonical.decode())
         peer.encode_special_tokens = True  # special-token text as plain text, as ours
         yield f"hf {kind} / HF tokenizers", engine, lambda t, p=peer: p.encode(
             t, add_special_tokens=False).ids
     for model_type in ("bpe", "unigram"):
+        if not wanted(f"sentencepiece {model_type} / sentencepiece"):
+            continue
         data = sentencepiece_trained(model_type, lines)
         peer = sentencepiece.SentencePieceProcessor(model_proto=data)
         yield f"sentencepiece {model_type} / sentencepiece", read_engine_files(
