@@ -11,6 +11,20 @@ trainers; peer: that library's encode). Prints seconds per run (median, min-max 
 ``--repeat`` runs) and the ratio evaluate / peer encode; checks that the token counts agree
 (the peers encode special-token text as plain text, as ``encode_ordinary`` does: a corpus may
 hold a literal ``</s>``). ``--only hf,sentencepiece`` runs the kinds whose name holds one of those.
+
+Over workers, as the registry fans an evaluation out (issue 29):
+
+    python bench/evaluate.py --workers 2 --megabytes 1024 [--corpus PATH] [--part-megabytes 16]
+
+writes the corpus's first N MB to a file (without ``--corpus``: the Python standard library's
+sources, documents joined by blank lines), plans its parts at each kind's safe cuts
+(``bpe.eval_parts``), evaluates them on ``--workers`` processes (each loads the tokenizer from
+its files, reads its byte ranges from the file, and returns its totals and its peak RSS), merges
+the totals, and prints per kind: wall seconds of the evaluation over the workers, the kind's own
+library encoding the same text (the same documents: in one process, a batch at a time), their
+ratio, the peak RSS of each worker, and whether the merged totals equal a one-process
+evaluation's (``--no-check`` skips that second evaluation). The library kinds run in the worker
+processes themselves here, not in sandbox children.
 """
 
 from __future__ import annotations
@@ -77,13 +91,15 @@ def sentencepiece_trained(model_type: str, lines: list[str]) -> bytes:
 
 def kinds(fixtures: Path, training: str, only: str | None = None):
     """``(name, tokenizer, peer encode)`` for each kind (whose name holds ``only``)."""
-    for name, tokenizer, peer in all_kinds(fixtures, training):
-        if only is None or any(part in name for part in only.split(",")):
-            yield name, tokenizer, peer
+    def wanted(name: str) -> bool:
+        return only is None or any(part in name for part in only.split(","))
+
+    for name, tokenizer, peer in all_kinds(fixtures, training, wanted):
+        yield name, tokenizer, peer
 
 
-def all_kinds(fixtures: Path, training: str):
-    import sentencepiece
+def all_kinds(fixtures: Path, training: str, wanted=lambda name: True):
+    """Each kind ``wanted`` by its name, built (trained) only then."""
     import tiktoken
     import tokenizers
 
@@ -95,18 +111,30 @@ def all_kinds(fixtures: Path, training: str):
     tik = tiktoken.Encoding("gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
                             special_tokens=dict(gpt2.special_ids))
     yield "byte_bpe (GPT-2) / tiktoken", gpt2, tik.encode_ordinary
-    char = train_char_bpe([training[:1_000_000]], vocab_size=VOCAB).tokenizer()
-    char_peer = tokenizers.Tokenizer.from_str(dumps_tokenizer(char, "hf")["tokenizer.json"]
-                                              .decode())
-    yield "char_bpe / HF tokenizers", char, lambda t: char_peer.encode(
-        t, add_special_tokens=False).ids
+    if wanted("char_bpe / HF tokenizers"):
+        char = train_char_bpe([training[:1_000_000]], vocab_size=VOCAB).tokenizer()
+        char_peer = tokenizers.Tokenizer.from_str(dumps_tokenizer(char, "hf")["tokenizer.json"]
+                                                  .decode())
+        yield "char_bpe / HF tokenizers", char, lambda t: char_peer.encode(
+            t, add_special_tokens=False).ids
+    yield from _library_kinds(lines, wanted)
+
+
+def _library_kinds(lines: list[str], wanted):
+    import sentencepiece
+    import tokenizers
+
     for kind in ("llama-bpe", "wordpiece", "unigram"):
+        if not wanted(f"hf {kind} / HF tokenizers"):
+            continue
         engine = read_engine_files({"tokenizer.json": hf_trained(kind, lines)})
         peer = tokenizers.Tokenizer.from_str(engine.canonical.decode())
         peer.encode_special_tokens = True  # special-token text as plain text, as ours
         yield f"hf {kind} / HF tokenizers", engine, lambda t, p=peer: p.encode(
             t, add_special_tokens=False).ids
     for model_type in ("bpe", "unigram"):
+        if not wanted(f"sentencepiece {model_type} / sentencepiece"):
+            continue
         data = sentencepiece_trained(model_type, lines)
         peer = sentencepiece.SentencePieceProcessor(model_proto=data)
         yield f"sentencepiece {model_type} / sentencepiece", read_engine_files(
@@ -123,9 +151,177 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):7.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
+# -- over workers ---------------------------------------------------------------------------------
+
+_LOADED = None
+
+
+def _load(recipe) -> None:
+    global _LOADED
+    kind, files = recipe
+    if kind == "core":
+        from tokenizers_app.bpe.formats import loads_tokenizer
+
+        _LOADED = loads_tokenizer(files, "native")
+    else:
+        _LOADED = read_engine_files(files)
+
+
+def _evaluate_part(path: str, start: int, end: int):
+    from tokenizers_app.bpe.eval_parts import part_blocks
+    from tokenizers_app.engines.evaluation import evaluate_totals
+
+    totals = evaluate_totals(_LOADED, part_blocks(path, start, end))
+    return totals.to_json(), os.getpid(), _peak_rss()
+
+
+def _peak_rss() -> int:
+    """This process's peak resident bytes (``VmHWM``: ``ru_maxrss`` would keep the parent's
+    peak across the exec that started it)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def recipe_of(tokenizer):
+    if hasattr(tokenizer, "canonical"):
+        name = "tokenizer.json" if tokenizer.algorithm == "hf" else "m.model"
+        return "engine", {name: tokenizer.canonical}
+    return "core", dumps_tokenizer(tokenizer, "native")
+
+
+def over_workers(tokenizer, path: str, workers: int, part_bytes: int):
+    """``(merged totals, wall seconds, {worker pid: peak RSS bytes}, parts)``."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tokenizers_app.bpe.eval_parts import plan_parts
+    from tokenizers_app.bpe.eval_totals import EvalTotals
+    from tokenizers_app.engines.evaluation import cut_rule
+
+    ranges = plan_parts(path, cut_rule(tokenizer), part_bytes)
+    merged, peaks = EvalTotals(), {}
+    context = multiprocessing.get_context("spawn")  # a worker holds only what it reads
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_load,
+                             initargs=(recipe_of(tokenizer),)) as pool:
+        list(pool.map(_noop, range(workers)))  # both started before the clock
+        started = time.perf_counter()
+        for data, pid, rss in pool.map(_evaluate_part, *zip(*[(path, a, b) for a, b in ranges])):
+            merged.merge(EvalTotals.from_json(data))
+            peaks[pid] = max(peaks.get(pid, 0), rss)
+        seconds = time.perf_counter() - started
+    return merged, seconds, peaks, len(ranges)
+
+
+def _noop(_):
+    return None
+
+
+def library_documents(tokenizer, path: str):
+    """The text as the evaluation encodes it, in batches of about 1 MB: pieces cut where no
+    token crosses (core kinds, joined: the same tokens), paragraphs (library kinds, a list of
+    documents each encoded on its own)."""
+    from tokenizers_app.bpe.corpus import read_lines
+    from tokenizers_app.bpe.evaluation import LineCounter
+    from tokenizers_app.engines.evaluation import batches, documents
+
+    lines = LineCounter(read_lines(path, 1 << 62))
+    if hasattr(tokenizer, "canonical"):
+        for batch in batches(documents(lines)):
+            yield ["".join(doc) for doc in batch]
+    else:
+        from tokenizers_app.bpe.evaluation import document_pieces
+
+        cuts = tokenizer.pretokenizer.line_cuts if tokenizer.algorithm == "byte_bpe" else True
+        for piece in document_pieces(lines, cuts, 1 << 20):
+            yield [piece]
+
+
+def corpus_file(path: str | None, megabytes: float, folder: str) -> str:
+    """The first ``megabytes`` MB of ``path`` (cut at a line end), or of the standard library's
+    sources, as a file in ``folder``."""
+    import sysconfig
+
+    out, most = Path(folder) / "corpus.txt", int(megabytes * 1e6)
+    with open(out, "wb") as sink:
+        if path:
+            with open(path, "rb") as stream:
+                data = stream.read(most)
+            sink.write(data[:data.rfind(b"\n") + 1])
+            return str(out)
+        written = 0
+        while written < most:
+            for source in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):
+                try:
+                    data = source.read_bytes().decode("utf-8").encode()
+                except (UnicodeDecodeError, OSError):
+                    continue
+                data = data.rstrip(b"\n") + b"\n\n"
+                data = data[:most - written]
+                data = data[:data.rfind(b"\n") + 1]
+                sink.write(data)
+                written += len(data)
+                if written >= most - 100:
+                    return str(out)
+    return str(out)
+
+
+def main_workers(opts) -> None:
+    import tempfile
+
+    from tokenizers_app.engines.evaluation import evaluate_totals
+
+    fixtures = Path(opts.fixtures)
+    fixtures = fixtures / "gpt2" if (fixtures / "gpt2").is_dir() else fixtures
+    failed = False
+    with tempfile.TemporaryDirectory() as folder:
+        path = corpus_file(opts.corpus, opts.megabytes, folder)
+        size = os.path.getsize(path)
+        with open(path, encoding="utf-8") as stream:
+            training = stream.read(2_000_000)
+        print(f"corpus {opts.corpus or 'Python standard library sources'}: {size / 1e6:.1f} MB; "
+              f"{opts.workers} workers, parts of {opts.part_megabytes} MB; load average "
+              f"{os.getloadavg()[0]:.1f}")
+        print(f"{'kind / peer':<40}{'workers s':>10}{'peer s':>9}{'ratio':>8}  "
+              f"{'peak RSS per worker MB':<24}{'parts':>6}  totals")
+        for name, tokenizer, peer in kinds(fixtures, training, opts.only):
+            merged, seconds, peaks, parts = over_workers(
+                tokenizer, path, opts.workers, int(opts.part_megabytes * 1e6))
+            started, peer_tokens = time.perf_counter(), 0
+            for batch in library_documents(tokenizer, path):
+                peer_tokens += sum(len(peer(text)) for text in batch)
+            peer_seconds = time.perf_counter() - started
+            if opts.check:
+                one = evaluate_totals(tokenizer, _file_lines(path))
+                same = "equal" if one.comparable() == merged.comparable() else "DIFFER"
+            else:
+                same = "not checked"
+            same += "" if merged.counts["tokens"] == peer_tokens else \
+                f"; tokens {merged.counts['tokens']} vs library {peer_tokens}"
+            failed |= "DIFFER" in same or "library" in same
+            rss = ", ".join(f"{peak / 2**20:.0f}" for peak in peaks.values())
+            print(f"{name:<40}{seconds:>10.1f}{peer_seconds:>9.1f}"
+                  f"{seconds / peer_seconds:>7.2f}x  {rss:<24}{parts:>6}  {same}", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    sys.exit(1 if failed else 0)
+
+
+def _file_lines(path: str):
+    from tokenizers_app.bpe.corpus import read_lines
+
+    return read_lines(path, 1 << 62)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--corpus", help="a UTF-8 text file (required without --workers)")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="evaluate in parts over this many worker processes")
+    parser.add_argument("--part-megabytes", type=float, default=16)
+    parser.add_argument("--no-check", dest="check", action="store_false",
+                        help="with --workers: skip the one-process evaluation")
     parser.add_argument("--megabytes", type=float, default=16)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", help="run only the kinds whose name holds one of these "
@@ -133,6 +329,10 @@ def main() -> None:
     parser.add_argument("--fixtures", default=os.environ.get(
         "TOKENIZER_FIXTURES", str(REPO.parent / "shared" / "fixtures" / "gpt2")))
     opts = parser.parse_args()
+    if opts.workers:
+        return main_workers(opts)
+    if not opts.corpus:
+        parser.error("--corpus is required without --workers")
     fixtures = Path(opts.fixtures)
     fixtures = fixtures / "gpt2" if (fixtures / "gpt2").is_dir() else fixtures
     text = read_text(opts.corpus, opts.megabytes)

@@ -283,8 +283,9 @@ RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 120)
 RUN_HEARTBEAT_SECONDS = env_int("RUN_HEARTBEAT_SECONDS", 10)
 # ... at most this many times in all; then it fails.
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
-# Evaluations read at most this many bytes of an evaluation corpus.
-EVALUATION_MAX_BYTES = env_int("EVALUATION_MAX_BYTES", 16 * 1024**2)
+# Evaluations read the whole corpus; set this (bytes) to read at most this many of it (an opt-in
+# cap: the scores are then labelled "first N MB").
+EVALUATION_MAX_BYTES = env_int("EVALUATION_MAX_BYTES", 0)
 # Anonymous visitors may browse the dashboard (read-only); starting runs and uploading need a
 # signed-in user either way.
 DASHBOARD_ANONYMOUS_READS = env_bool("DASHBOARD_ANONYMOUS_READS", True)

@@ -97,3 +97,14 @@ def test_the_parity_benchmark_evaluates_a_99_language_set_against_the_library():
     assert "set: 99 languages (pivot en)" in out
     assert "byte_bpe GPT-2 / tiktoken: ours (evaluate, every metric)" in out
     assert "token counts agree in every language: yes" in out
+
+
+def test_the_evaluation_benchmark_over_two_workers_merges_to_one_process_totals(corpus):
+    """``bench/evaluate.py --workers 2``: each kind in parts over two processes, its totals
+    equal to one process's and its token count to the library's."""
+    out = _run("bench/evaluate.py", "--workers", "2", "--megabytes", "0.12",
+               "--part-megabytes", "0.03", "--corpus", str(corpus), "--only", "byte_bpe,char",
+               "--fixtures", str(gpt2_fixture_dir()))
+    rows = [line for line in out.splitlines() if line.startswith(("byte_bpe", "char_bpe"))]
+    assert len(rows) == 2 and all(line.endswith("equal") for line in rows), out
+    assert "peak RSS per worker MB" in out

@@ -33,6 +33,20 @@ def run_evaluation(evaluation_id: int) -> None:
     run_evaluation(evaluation_id=evaluation_id)
 
 
+@shared_task(bind=True)
+def evaluate_corpus_part(self, part_id: int) -> None:
+    from .services.evaluation_fanout import evaluate_corpus_part
+
+    evaluate_corpus_part(part_id=part_id, worker=self.request.hostname or "")
+
+
+@shared_task
+def merge_evaluation_parts(evaluation_id: int, attempt: int) -> None:
+    from .services.evaluation_fanout import merge_evaluation_parts
+
+    merge_evaluation_parts(evaluation_id=evaluation_id, attempt=attempt)
+
+
 @shared_task
 def reap_runs() -> None:
     from .services.evaluations import reap_evaluations

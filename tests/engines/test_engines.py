@@ -15,6 +15,7 @@ from tests.engines.trained import (
     sentencepiece_model,
     unigram_json,
 )
+from tokenizers_app.engines.evaluation import documents
 from tokenizers_app.engines import Engine, engine_digest, engine_files, evaluate, read_engine_files
 
 KINDS = {
@@ -141,11 +142,17 @@ def test_a_transformers_download_loads_in_auto_tokenizer_with_the_same_ids(tmp_p
 
 # -- metrics ---------------------------------------------------------------------------------
 
-def test_stored_numbers_equal_the_library_on_the_whole_text(engine, kind):
+def _paragraphs(text: str) -> list[str]:
+    """The documents an engine's evaluation encodes: the text cut after each blank line."""
+    return ["".join(doc) for doc in documents(text.splitlines(keepends=True))]
+
+
+def test_stored_numbers_equal_the_library_on_each_document(engine, kind):
+    """Each paragraph (through a blank line) is encoded whole by the library, in one call."""
     encode, _decode = library(kind)
     text = "".join(TEXTS.values()) * 3
     result = evaluate(engine, text.splitlines(keepends=True))
-    tokens = len(encode(text))
+    tokens = sum(len(encode(doc)) for doc in _paragraphs(text))
     assert result["tokens"] == tokens
     assert result["compression_ratio"] == len(text.encode()) / tokens
     assert result["chars_per_token"] == len(text) / tokens
@@ -191,10 +198,10 @@ def engine_of(kind: str) -> Engine:
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.text(alphabet="ab.' \t\nÉé東🍕\u3000", max_size=20), max_size=6),
        st.sampled_from(sorted(KINDS)))
-def test_evaluated_counts_equal_the_whole_text_for_every_engine(blocks, kind):
+def test_evaluated_counts_equal_the_documents_for_every_engine(blocks, kind):
     engine, text = engine_of(kind), "".join(blocks)
     result = evaluate(engine, blocks)
-    assert result["tokens"] == len(engine.encode_ordinary(text))
+    assert result["tokens"] == sum(len(engine.encode_ordinary(doc)) for doc in _paragraphs(text))
     assert result["bytes"] == len(text.encode()) and result["words"] == len(text.split())
 
 

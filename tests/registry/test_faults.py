@@ -306,6 +306,60 @@ def test_a_worker_killed_while_evaluating_gives_one_evaluation_after_the_reaper(
     assert_verified(versions=1)
 
 
+def test_a_worker_killed_mid_part_of_a_fanned_out_evaluation_ends_in_one_complete_evaluation(
+        own_workers, settings, tmp_path):
+    """A corpus evaluated in parts: the worker is killed in the middle of its second part. A
+    new worker takes the parts still queued; once no part moves, the reaper queues the
+    evaluation again, the new attempt evaluates only the parts not done, and the merged metrics
+    are those of one process."""
+    from tokenizers_app import tasks
+    from tokenizers_app.models import EvaluationPart
+    from tokenizers_app.services.evaluations import evaluate_version
+    from tokenizers_app.services.queue import send_on_commit
+
+    from .helpers import train
+
+    env = {"FANOUT_MIN_BYTES": "10000", "FANOUT_PART_BYTES": "60000"}
+    version = train(import_text(sample_text(20_000), "prose")).versions.get()
+    held_out = import_text(made_up_words(400_000, seed=2), "held-out")
+    expected = evaluate_version(version=version, corpus=held_out).metrics  # in one process
+    Evaluation.objects.filter(version=version).update(status="queued", metrics={}, attempts=0)
+    evaluation = Evaluation.objects.get(version=version)
+    marker = tmp_path / "held"
+    worker = own_workers("evaluating-parts", **env, TEST_HOLD_EVALUATION_PART=str(marker),
+                         TEST_HOLD_AFTER="1")
+    send_on_commit(tasks.run_evaluation, evaluation.pk)
+    wait_for(marker.exists, 60, "a part to be held mid-way", worker)
+    worker.kill()
+    evaluation.refresh_from_db()
+    assert evaluation.status == Evaluation.Status.RUNNING and evaluation.fanout_parts > 3
+    first = EvaluationPart.objects.filter(evaluation=evaluation, attempt=1)
+    done_first = set(first.filter(done=True).values_list("index", flat=True))
+    assert 1 <= len(done_first) < evaluation.fanout_parts
+
+    replacement = own_workers("evaluating-parts-again", **env)
+    wait_until(lambda: reap_evaluations(stale_seconds=1), 10,
+               "the reaper to queue the evaluation again")
+    wait_for(lambda: Evaluation.objects.filter(pk=evaluation.pk).exclude(
+        status__in=[Evaluation.Status.QUEUED, Evaluation.Status.RUNNING]).exists(), 120,
+        "the evaluation to finish", replacement)
+
+    evaluation = Evaluation.objects.get()  # one evaluation of the version on the corpus
+    assert evaluation.status == Evaluation.Status.SUCCEEDED, evaluation.error
+    assert evaluation.attempts == 2
+    second = EvaluationPart.objects.filter(evaluation=evaluation, attempt=2)
+    carried = set(second.filter(worker="(carried over)").values_list("index", flat=True))
+    redone = set(second.exclude(worker="(carried over)").values_list("index", flat=True))
+    # the parts done before the kill (and those the replacement finished of the first attempt
+    # before the reaper took it for dead) are carried over; only the others are evaluated again
+    assert done_first <= carried == set(first.filter(done=True).values_list("index", flat=True))
+    assert redone and redone == set(range(evaluation.fanout_parts)) - carried
+    for name, value in expected.items():
+        if name != "encode_throughput_mb_s":
+            assert evaluation.metrics[name] == value, name
+    assert evaluation.word_tokens
+
+
 # -- Redis restarted ------------------------------------------------------------------------------
 
 

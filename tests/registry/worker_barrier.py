@@ -100,3 +100,32 @@ def hold_evaluations():
 
     hold_then_evaluate.holds = True
     evaluations.evaluate = hold_then_evaluate
+
+
+@task_prerun.connect
+def hold_in_an_evaluation_part(task=None, **_):
+    """With ``TEST_HOLD_EVALUATION_PART`` set to a file's path, the evaluation part tasks after
+    the first ``TEST_HOLD_AFTER`` stop after reading their first block of text (mid-part),
+    touch that file, and stay there until the worker is killed."""
+    marker = os.environ.get("TEST_HOLD_EVALUATION_PART")
+    if not marker or task is None or task.name != "tokenizers_app.tasks.evaluate_corpus_part":
+        return
+    from tokenizers_app.services import evaluation_fanout
+
+    if getattr(evaluation_fanout.part_blocks, "holds", False):
+        return
+    blocks, through = evaluation_fanout.part_blocks, []
+    let_through = int(os.environ.get("TEST_HOLD_AFTER", "0"))
+
+    def part_blocks_then_hold(source, start, end, *args, **kwargs):
+        held = len(through) >= 2 * let_through  # (each part reads its range twice)
+        through.append(start)
+        for number, block in enumerate(blocks(source, start, end, *args, **kwargs)):
+            yield block
+            if held and number == 0:
+                Path(marker).touch()
+                while True:  # until killed
+                    time.sleep(0.2)
+
+    part_blocks_then_hold.holds = True
+    evaluation_fanout.part_blocks = part_blocks_then_hold

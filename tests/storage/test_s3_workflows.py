@@ -153,14 +153,14 @@ def test_sweep_removes_objects_without_a_row_and_unfinished_uploads_once_old(
     writer.write(b"x" * (5 * MB))  # a part sent, then the writer "dies"
     assert sweep_leftovers(min_age_seconds=3600) == {
         "count parts": [], "corpus files": [], "part files": [], "unfinished uploads": [],
-        "downloads without a record": []}
+        "downloads without a record": [], "evaluation parts": []}
     time.sleep(1.1)  # the store's clock has whole seconds
     removed = sweep_leftovers(min_age_seconds=0)
     assert removed == {"count parts": [f"runs/{done.pk}/attempt-1"],
                        "corpus files": ["corpora/" + "ab" * 32 + ".txt"],
                        "part files": ["corpora/incoming/killed.part"],
                        "unfinished uploads": ["corpora/incoming/killed-mid-way.part"],
-                       "downloads without a record": []}
+                       "downloads without a record": [], "evaluation parts": []}
     assert weed.objects(bucket) == {f"registry/{corpus.file.name}": corpus.size_bytes}
     assert weed.unfinished_uploads(bucket) == []
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from .eval_totals import BYTE_LEVEL_LINES, LINES, NONE, EvalTotals
 from .pretoken_totals import PreTokenTotals
 from .totals import RunTotals
 
@@ -37,6 +38,12 @@ PIECE_CHARS = 1 << 16  # a byte-level piece grows to about this many characters 
 def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
     """All metrics of ``tokenizer`` over the document ``"".join(blocks)`` (see the module
     docstring)."""
+    return evaluate_totals(tokenizer, blocks).metrics(tokenizer)
+
+
+def evaluate_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
+    """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``: those of two parts of a
+    text cut where ``cut_rule(tokenizer)`` allows, merged, are the whole text's."""
     lines = LineCounter(blocks)
     if tokenizer.algorithm == "byte_bpe":
         totals = PreTokenTotals(tokenizer)
@@ -45,7 +52,15 @@ def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
         totals, items = RunTotals(tokenizer), lines
     for group in totals.groups(items):
         totals.add(group)
-    return totals.result(lines=lines.count)
+    return totals.eval_totals(lines=lines.count)
+
+
+def cut_rule(tokenizer) -> str:
+    """Where a text may be cut for this core tokenizer without changing a token (see
+    ``eval_totals.cut_allowed``)."""
+    if tokenizer.algorithm == "byte_bpe":
+        return BYTE_LEVEL_LINES if tokenizer.pretokenizer.line_cuts else NONE
+    return LINES
 
 
 class LineCounter:

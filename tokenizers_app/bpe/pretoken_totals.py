@@ -183,6 +183,12 @@ class PreTokenTotals(Totals):
                    and self.split(pretoken) == [pretoken])
         self.facts[pretoken] = pretoken_facts(pretoken, ids, self.tokenizer.vocab, covered)
 
+    def own_words(self) -> Iterable[tuple[str, int, bool]]:
+        """Each distinct pre-token that is not whitespace, its count, whether it is covered."""
+        facts = self.facts
+        return ((pretoken, count, facts[pretoken].covered)
+                for pretoken, count in self.pretoken_counts.items() if facts[pretoken].own_word)
+
     def final_counts(self) -> tuple[Counter[str], Counter[int]]:
         """Pre-token facts times their counts; a join merges two word parts into one word,
         which is split: its parts no longer count as one-token words."""

@@ -21,6 +21,7 @@ from itertools import chain
 
 import regex
 
+from .eval_totals import EvalTotals
 from .metrics import BYTE_LEVEL, count_cut_characters, metrics_of, split_flags
 
 GROUP_CHARS = 1 << 16  # lines are added in groups of about this many characters
@@ -67,7 +68,25 @@ class Totals:
         totals, id_counts = self.final_counts()
         return metrics_of(self.tokenizer, totals, id_counts, self.seconds)
 
+    def eval_totals(self, lines: int) -> EvalTotals:
+        """The mergeable totals (``eval_totals.EvalTotals``) of the items added, over ``lines``
+        lines."""
+        self.totals["lines"] = lines
+        totals, id_counts = self.final_counts()
+        found = EvalTotals()
+        found.counts.update({key: value for key, value in totals.items()
+                             if not key.startswith(("distinct_", "joins", "one_token_bridges"))})
+        found.ids.update(id_counts)
+        for word, count, covered in self.own_words():
+            found.add_word(word, count, covered)
+        found.seconds = self.seconds
+        return found
+
     def final_counts(self) -> tuple[Counter[str], Counter[int]]:
+        raise NotImplementedError
+
+    def own_words(self) -> Iterable[tuple[str, int, bool]]:
+        """``(word, count, covered)`` of each distinct own word."""
         raise NotImplementedError
 
 
@@ -102,11 +121,17 @@ class RunTotals(Totals):
 
     def final_counts(self) -> tuple[Counter[str], Counter[int]]:
         totals = Counter(self.totals)
+        self.word_counts: Counter[str] = Counter()
         for run, count in self.run_counts.items():
             totals.update({key: count * value for key, value in self.run_facts(run).items()})
+            for word in self.tokenizer.split_words(run):
+                self.word_counts[word] += count
         totals.update(distinct_own_words=len(self.covered),
                       distinct_covered_words=sum(self.covered.values()))
         return totals, self.id_counts
+
+    def own_words(self) -> Iterable[tuple[str, int, bool]]:
+        return ((word, count, self.covered[word]) for word, count in self.word_counts.items())
 
     def is_covered(self, word: str) -> bool:
         """Whether an own word encodes to one token, not a special one (remembered)."""

@@ -1,6 +1,17 @@
-"""Evaluating any kind of tokenizer: the core's ``evaluate`` for its own kinds; for an engine,
-the document encoded whole, in one call into its library, and the metrics counted from its
-tokens' byte spans.
+"""Evaluating any kind of tokenizer, streamed, in bounded memory: the core's
+``evaluate_totals`` for its own kinds; for an engine, the corpus read as documents (its
+paragraphs: the lines up to and including a blank line), sent to its library a batch at a time,
+each document encoded in one call, and the totals (``bpe.eval_totals.EvalTotals``) of each
+batch merged. No encoding of more than one batch is ever held.
+
+Where a cut is safe. A library's normalizer or pre-tokenizer may make any cut inside a document
+change a token: a SentencePiece model or a Llama-style ``tokenizer.json`` prepends its word-start
+mark ``▁`` at the start of every text it encodes, so ``encode("a\\nb") != encode("a\\n") +
+encode("b")``. An engine's documents are therefore cut only at blank lines (the rule
+``BLANK_LINES``), and a corpus is cut into parts only there. A document longer than
+``DOCUMENT_CHARS`` characters is cut at the first line end past that size, counted from its
+start (so the same places in one process and in parts); for a prefixing library each such cut
+may change the tokens at its seam.
 
 The definitions are ``bpe.metrics``'s. Where a kind changes a number's meaning:
 
@@ -17,42 +28,124 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from operator import itemgetter
-from collections.abc import Iterable
 
 from ..bpe import evaluation as core_evaluation
 from ..bpe.baselines import WORD_RE, whitespace_words
+from ..bpe.eval_totals import BLANK_LINES, EvalTotals
 from ..bpe.evaluation import LineCounter
-from ..bpe.metrics import metrics_of, share, word_spans
+from ..bpe.metrics import word_spans
 from ..bpe.totals import line_text
+
+DOCUMENT_CHARS = 1 << 20  # a document (paragraph) longer than this is cut at a line end
+BATCH_CHARS = 1 << 20  # documents sent to the library per call, about this many characters
+COVERED_KEPT = 1 << 20  # words (and lines) whose coverage a process remembers between batches
+LINE_KEPT = 200  # lines up to this many characters are remembered as lossless or not
 
 
 def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
-    """All metrics of ``tokenizer`` over the document ``"".join(blocks)``."""
+    """All metrics of ``tokenizer`` over the text ``"".join(blocks)``."""
+    return metrics_of_totals(tokenizer, evaluate_totals(tokenizer, blocks))
+
+
+def metrics_of_totals(tokenizer, totals: EvalTotals) -> dict:
+    """The metrics of any kind from its (merged) totals."""
     if not hasattr(tokenizer, "canonical"):  # one of the core's own kinds
-        return core_evaluation.evaluate(tokenizer, blocks)
-    lines = list(LineCounter(blocks))
-    text = "".join(lines)
-    started = time.perf_counter()
-    spans = tokenizer.token_spans(text, ())
-    seconds = time.perf_counter() - started
-    data = text.encode()
-    ids = list(map(itemgetter(0), spans))
-    words = _word_spans(lines)
-    totals = Counter(bytes=len(data), chars=len(text), tokens=len(ids), lines=len(lines),
-                     words=len(words), split_words=_count_split_words(words, spans))
-    del words
-    totals.update(_word_coverage(tokenizer, text))
-    totals["lossless_lines"] = _lossless_lines(tokenizer, lines)
+        return totals.metrics(tokenizer)
+    return totals.metrics(tokenizer, has_unknown=tokenizer.unk_id is not None,
+                          byte_fallback=bool(tokenizer.byte_ids))
+
+
+def cut_rule(tokenizer) -> str:
+    """Where a corpus may be cut into parts for this tokenizer (``eval_totals.cut_allowed``)."""
+    if not hasattr(tokenizer, "canonical"):
+        return core_evaluation.cut_rule(tokenizer)
+    return BLANK_LINES
+
+
+def evaluate_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
+    """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``, streamed."""
+    if not hasattr(tokenizer, "canonical"):  # one of the core's own kinds
+        return core_evaluation.evaluate_totals(tokenizer, blocks)
+    found = EvalTotals()
+    ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts
+    memo: dict[str, dict] = {}
+    for batch in batches(documents(LineCounter(blocks))):
+        found.merge(ask(batch) if ask else documents_totals(tokenizer, batch, memo))
+    return found
+
+
+def documents(lines: Iterable[str], most: int = DOCUMENT_CHARS) -> Iterator[list[str]]:
+    """The lines of each document: through a blank line, or through the line that takes it
+    past ``most`` characters: ``list(documents(["a\\n", "\\n", "b"])) -> [["a\\n", "\\n"],
+    ["b"]]``."""
+    document: list[str] = []
+    size = 0
+    for line in lines:
+        document.append(line)
+        size += len(line)
+        if line in ("\n", "\r\n") or size >= most:
+            yield document
+            document, size = [], 0
+    if document:
+        yield document
+
+
+def batches(docs: Iterable[list[str]], most: int = BATCH_CHARS) -> Iterator[list[list[str]]]:
+    batch: list[list[str]] = []
+    size = 0
+    for document in docs:
+        batch.append(document)
+        size += sum(map(len, document))
+        if size >= most:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -> EvalTotals:
+    """The totals of a batch of documents (each a list of lines), each encoded in one call;
+    ``memo`` remembers words' coverage and short lines' round trips between batches
+    (bounded)."""
+    found, counts = EvalTotals(), Counter()
+    covered = memo.setdefault("words", {})
     unknown_id, byte_ids = tokenizer.unk_id, tokenizer.byte_ids
-    totals["unknown_chars"] = _chars_in(data, spans, lambda i: i == unknown_id)
-    metrics = metrics_of(tokenizer, totals, Counter(ids), seconds)
-    if unknown_id is None:
-        del metrics["unknown_rate"]
-    if byte_ids:
-        metrics["byte_fallback_rate"] = share(_chars_in(data, spans, byte_ids.__contains__),
-                                              len(text))
-    return metrics
+    texts = ["".join(doc) for doc in docs]
+    started = time.perf_counter()
+    all_spans = [tokenizer.token_spans(text, ()) for text in texts]
+    found.seconds = time.perf_counter() - started
+    for doc, text, spans in zip(docs, texts, all_spans):
+        data = text.encode()
+        words = ([match.span() for match in WORD_RE.finditer(text)] if len(data) == len(text)
+                 else _word_spans(doc))  # an ASCII document's characters are its bytes
+        ids = list(map(itemgetter(0), spans))
+        found.ids.update(ids)
+        counts.update(bytes=len(data), chars=len(text), tokens=len(spans), lines=len(doc),
+                      words=len(words), split_words=_count_split_words(words, spans))
+        seen = set(ids)  # the character counts walk the spans only when they have something
+        if unknown_id in seen:
+            counts["unknown_chars"] += _chars_in(data, spans, lambda i: i == unknown_id)
+        if byte_ids and not byte_ids.isdisjoint(seen):
+            counts["byte_fallback_chars"] += _chars_in(data, spans, byte_ids.__contains__)
+    del all_spans
+    own = Counter(whitespace_words("".join(texts)))
+    fresh = [word for word in own if word not in covered]
+    if fresh:
+        if len(covered) > COVERED_KEPT:
+            covered.clear()
+        special = set(tokenizer.special_ids.values())
+        for word, ids in zip(fresh, tokenizer.encode_ordinary_batch(fresh)):
+            covered[word] = len(ids) == 1 and ids[0] not in special
+    for word, count in own.items():
+        found.add_word(word, count, covered[word])
+        counts["own_words"] += count
+        counts["covered_words"] += count * covered[word]
+    counts["lossless_lines"] = _lossless_lines(tokenizer, [line for doc in docs for line in doc],
+                                               memo.setdefault("lines", {}))
+    found.counts.update(counts)
+    return found
 
 
 def _count_split_words(words: list[tuple[int, int]], spans: list[tuple[int, int, int]]) -> int:
@@ -87,25 +180,20 @@ def _span(match) -> tuple[int, int]:
     return match.span()
 
 
-def _word_coverage(tokenizer, text: str) -> dict[str, int]:
-    """Whitespace-separated words, all and distinct, and those that are one token."""
-    counts = Counter(whitespace_words(text))
-    words = list(counts)
-    special = set(tokenizer.special_ids.values())
-    one_token = [len(ids) == 1 and ids[0] not in special
-                 for ids in tokenizer.encode_ordinary_batch(words)] if words else []
-    return {"own_words": sum(counts.values()),
-            "covered_words": sum(c for c, one in zip(counts.values(), one_token) if one),
-            "distinct_own_words": len(words), "distinct_covered_words": sum(one_token)}
-
-
-def _lossless_lines(tokenizer, lines: list[str]) -> int:
+def _lossless_lines(tokenizer, lines: list[str], known: dict[str, bool]) -> int:
     """Lines that decode back to themselves, each without its line end (every SentencePiece
     normalizer drops a newline, which would make every line lossy):
-    ``line_text("a b\r\n") -> "a b"``."""
-    bare = list(map(line_text, lines))
-    decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(bare)) if bare else []
-    return sum(map(str.__eq__, decoded, bare))
+    ``line_text("a b\r\n") -> "a b"``. Each distinct line is checked once; ``known``
+    remembers the short ones (blank lines, code's repeated lines) between batches."""
+    counts = Counter(map(line_text, lines))
+    fresh = [line for line in counts if line not in known]
+    decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
+    checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
+    if len(known) > COVERED_KEPT:
+        known.clear()
+    known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
+    return sum(count for line, count in counts.items()
+               if (checked[line] if line in checked else known[line]))
 
 
 

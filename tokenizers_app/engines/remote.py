@@ -62,6 +62,13 @@ class SandboxedEngine(LibraryEngine):
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         return self._ask("encode_ordinary_batch", texts=list(texts))["ids"]
 
+    def documents_totals(self, docs: list[list[str]]):
+        """An evaluation's batch of documents counted in the child (``evaluation
+        .documents_totals``): only the totals cross, never the tokens."""
+        from .evaluation import EvalTotals
+
+        return EvalTotals.from_json(self._ask("totals", docs=docs)["totals"])
+
     def decode(self, ids: Iterable[int]) -> str:
         return self.decode_batch([self._known(ids)])[0]
 

@@ -6,6 +6,7 @@ name (``sandbox.Child.death``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import sys
@@ -85,7 +86,20 @@ def _handle(message: dict, engines: _Engines) -> dict:
         return {"ids": engine.encode_ordinary_batch(message["texts"])}
     if op == "decode_batch":
         return {"texts": engine.decode_batch(message["batch"])}
+    if op == "totals":  # an evaluation's batch of documents: its totals, never its tokens
+        from .evaluation import documents_totals
+
+        key = (digest, id(engine))
+        covered = _COVERED.setdefault(key, {}) if digest else {}  # (one without is not kept)
+        if len(_COVERED) > 1:  # only the engine evaluated last keeps its words
+            for other in [found for found in _COVERED if found != key]:
+                del _COVERED[other]
+        return {"totals": json.loads(documents_totals(engine, message["docs"],
+                                                      covered).to_json())}
     raise ValueError(f"unknown request {op!r}")
+
+
+_COVERED: dict[tuple, dict] = {}  # words' coverage and lines' round trips, by engine
 
 
 def _special(value):

@@ -6,7 +6,7 @@ from .aliases import ALIAS_PATTERN, Alias, AliasMove, GoldenEncoding
 from .api_keys import ApiKey
 from .contents import EngineFile, MergeRule, VocabEntry
 from .corpora import Corpus, CorpusQuerySet
-from .evaluations import Evaluation
+from .evaluations import Evaluation, EvaluationPart
 from .languages import check_language
 from .names import check_name
 from .parallel import ParallelMember, ParallelSet
@@ -14,6 +14,7 @@ from .runs import Algorithm, CountPart, Kind, TrainingRun
 from .versions import Tokenizer, TokenizerVersion, VersionQuerySet
 
 __all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus",
-           "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "GoldenEncoding", "Kind",
-           "MergeRule", "ParallelMember", "ParallelSet", "Tokenizer", "TokenizerVersion",
-           "TrainingRun", "VersionQuerySet", "VocabEntry", "check_language", "check_name"]
+           "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "EvaluationPart",
+           "GoldenEncoding", "Kind", "MergeRule", "ParallelMember", "ParallelSet", "Tokenizer",
+           "TokenizerVersion", "TrainingRun", "VersionQuerySet", "VocabEntry", "check_language",
+           "check_name"]

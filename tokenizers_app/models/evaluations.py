@@ -78,6 +78,9 @@ class Evaluation(models.Model):
                                           help_text="bytes/token, copied from the metrics "
                                                     "for sorting")
     error = models.TextField(blank=True)
+    fanout_parts = models.PositiveIntegerField(default=0, editable=False,
+                                               help_text="byte ranges evaluated by separate "
+                                                         "tasks (0: one task)")
     attempts = models.PositiveSmallIntegerField(default=0, editable=False,
                                                 help_text="times a worker started it since it "
                                                           "was queued anew")
@@ -97,6 +100,21 @@ class Evaluation(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "corpus"],
                                                name="evaluation_unique_pair")]
+
+    @property
+    def parts_progress(self) -> dict | None:
+        """A running evaluation in parts: ``{"done", "parts", "bytes_done", "bytes"}`` of its
+        current attempt (parts carried over from an earlier one count as done); None when it
+        is not in parts or not running."""
+        if self.status != self.Status.RUNNING or not self.fanout_parts:
+            return None
+        parts = list(self.parts.filter(attempt=self.attempts).values_list("start", "end",
+                                                                          "done"))
+        if not parts:
+            return None
+        return {"done": sum(done for _, _, done in parts), "parts": len(parts),
+                "bytes_done": sum(end - start for start, end, done in parts if done),
+                "bytes": sum(end - start for start, end, _ in parts)}
 
     def retry(self) -> bool:
         """Queue a failed evaluation again; False when it had not failed."""
@@ -158,3 +176,32 @@ class Evaluation(models.Model):
             for name, value in fields.items():
                 setattr(self, name, value)
         return bool(written)
+
+
+class EvaluationPart(models.Model):
+    """One byte range of a corpus evaluated by one task when an evaluation fans out (its corpus
+    is above ``FANOUT_MIN_BYTES``): its totals (``bpe.eval_totals.EvalTotals``) are stored in
+    ``totals_file``, then merged. ``attempt`` is the evaluation's ``attempts`` when it fanned
+    out: a later attempt's parts are its own (a part done before is carried over, not redone)."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="parts")
+    attempt = models.PositiveIntegerField()
+    index = models.PositiveIntegerField()
+    start = models.BigIntegerField()
+    end = models.BigIntegerField()
+    done = models.BooleanField(default=False)
+    worker = models.CharField(max_length=200, blank=True)
+    totals_file = models.CharField(max_length=255, blank=True)  # a name in the store
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["evaluation", "attempt", "index"],
+                                               name="evaluation_part_unique_index")]
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+    def mark_done(self, worker: str, totals_file: str) -> bool:
+        """Record this part as evaluated; False when a duplicate delivery did so first."""
+        return bool(EvaluationPart.objects.filter(pk=self.pk, done=False).update(
+            done=True, worker=worker[:200], totals_file=totals_file))

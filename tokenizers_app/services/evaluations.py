@@ -26,11 +26,12 @@ from ..errors import (
 from ..models import Corpus, Evaluation, TokenizerVersion
 from ..storage import get_store
 from .heartbeats import Heartbeat
+from .evaluation_failures import failure_words
+from .evaluation_fanout import WORDS_KEPT, fan_out_evaluation, fans_out
 from .queue import send_on_commit
 
 log = logging.getLogger(__name__)
 
-WORDS_KEPT = 2000  # the most frequent words of the corpus, with their ids, per evaluation
 
 
 def queue_evaluation(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation:
@@ -70,7 +71,7 @@ def run_evaluation(*, evaluation_id: int) -> None:
     evaluation = Evaluation.objects.claim(evaluation_id)
     if evaluation is not None:
         with beating(evaluation):
-            _compute(evaluation)
+            _compute(evaluation, fan_out=True)
 
 
 @contextmanager
@@ -115,27 +116,41 @@ def evaluate_version(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation
         return _compute(evaluation)
 
 
-def _compute(evaluation: Evaluation) -> Evaluation:
-    """The metrics, and the tokens of the corpus's most frequent words (for the compare page)."""
+def read_limit() -> int:
+    """Bytes an evaluation reads of its corpus: all of them, unless ``EVALUATION_MAX_BYTES``
+    (an opt-in cap) is set."""
+    return settings.EVALUATION_MAX_BYTES or 1 << 62
+
+
+def mark_capped(metrics: dict, corpus: Corpus) -> None:
+    """Note in the metrics that only the first ``EVALUATION_MAX_BYTES`` of a larger corpus were
+    read (``first_megabytes``: the pages and the API say "first N MB")."""
+    cap = settings.EVALUATION_MAX_BYTES
+    if cap and corpus.size_bytes > cap:
+        megabytes = float(f"{cap / 1024**2:.3g}")  # 16, 1.5, 0.00391
+        metrics["first_megabytes"] = int(megabytes) if megabytes.is_integer() else megabytes
+
+
+def _compute(evaluation: Evaluation, fan_out: bool = False) -> Evaluation:
+    """The metrics, and the tokens of the corpus's most frequent words (for the compare page);
+    ``fan_out``: a corpus above ``FANOUT_MIN_BYTES`` is evaluated in parts by other tasks
+    (``evaluation_fanout``), and this one returns once they are sent."""
     store, name = get_store(), evaluation.corpus.file.name
-    most = settings.EVALUATION_MAX_BYTES
+    most = read_limit()
     try:
         tokenizer = evaluation.version.load_tokenizer()
+        if fan_out and fans_out(evaluation) and fan_out_evaluation(evaluation, tokenizer):
+            return evaluation
         metrics = evaluate(tokenizer, read_lines(store.open(name), most))
+        mark_capped(metrics, evaluation.corpus)
         words = frequent_word_tokens(tokenizer, read_lines(store.open(name), most),
                                      top=WORDS_KEPT)
-    except (StoreUnavailable, Unencodable, EngineFailed) as exc:  # in words already (the store:
-        # evaluate again once it answers; a tokenizer that cannot spell the corpus: for good; the
-        # library's child: it died or overran, this process lives)
-        log.warning("evaluation %s failed: %s", evaluation.pk, exc)
-        evaluation.record(error=str(exc))
-    except OSError as exc:  # the corpus file is gone or unreadable: say so, no traceback
-        log.warning("evaluation %s failed: %s", evaluation.pk, exc)
-        evaluation.record(error=f"the corpus file of {evaluation.corpus.name!r} cannot be read "
-                                f"({exc.strerror or exc}); run manage.py verify")
-    except Exception as exc:  # stored on the row for the dashboard; the log has the traceback
-        log.exception("evaluation %s failed", evaluation.pk)
-        evaluation.record(error=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # stored on the row, in words (``failure_words``)
+        if isinstance(exc, (StoreUnavailable, Unencodable, EngineFailed, OSError)):
+            log.warning("evaluation %s failed: %s", evaluation.pk, exc)
+        else:  # the log has the traceback
+            log.exception("evaluation %s failed", evaluation.pk)
+        evaluation.record(error=failure_words(evaluation, exc))
     except BaseException as exc:  # a library's panic: in words here, never out of the task
         if not is_library_panic(exc):  # (it does not pickle: the worker's pool would lose it)
             raise

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from ..models import Corpus, TrainingRun
+from ..models import Corpus, Evaluation, TrainingRun
 from ..storage import get_store
 
 
@@ -35,6 +35,11 @@ def sweep_leftovers(*, min_age_seconds: int | None = None) -> dict[str, list[str
             shutil.rmtree(folder, ignore_errors=True)
             removed["count parts"].append(str(folder.relative_to(media)))
             _remove_if_empty(folder.parent)
+    removed["evaluation parts"] = []
+    for folder in _dead_evaluation_folders(media / "evaluations"):
+        if max((f.stat().st_mtime for f in folder.rglob("*")), default=0) < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed["evaluation parts"].append(str(folder.relative_to(media)))
     for orphan in _corpus_files_without_a_row(media):
         if orphan.stat().st_mtime < cutoff:
             orphan.unlink(missing_ok=True)
@@ -61,6 +66,24 @@ def _dead_attempt_folders(runs: Path):
         attempt = folder.name.removeprefix("attempt-")
         if live.get(int(run.name)) != (int(attempt) if attempt.isdigit() else None):
             yield folder
+
+
+def _evaluations_in_parts() -> set[int]:
+    """Evaluations whose parts a merge may still read (queued or running)."""
+    return set(Evaluation.objects.filter(status__in=[Evaluation.Status.QUEUED,
+                                                     Evaluation.Status.RUNNING])
+               .values_list("pk", flat=True))
+
+
+def _dead_evaluation_folders(folder: Path):
+    """``evaluations/EVALUATION`` folders of part totals no merge will read (the evaluation
+    finished or is gone; the merge removes them itself unless it was killed)."""
+    if not folder.is_dir():
+        return
+    live = _evaluations_in_parts()
+    for found in sorted(folder.iterdir()):
+        if found.is_dir() and not (found.name.isdigit() and int(found.name) in live):
+            yield found
 
 
 def _corpus_files_without_a_row(media: Path) -> list[Path]:
@@ -104,6 +127,20 @@ def _sweep_store(store, cutoff: float) -> dict[str, list[str]]:
             for entry in objects:
                 store.delete(entry.name)
             removed["count parts"].append(folder)
+    removed["evaluation parts"] = []
+    live_evaluations = _evaluations_in_parts()
+    evaluations: dict[str, list] = {}
+    for entry in entries:
+        parts = entry.name.split("/")
+        if len(parts) >= 3 and parts[0] == "evaluations":
+            evaluations.setdefault("/".join(parts[:2]), []).append(entry)
+    for folder, objects in sorted(evaluations.items()):
+        number = folder.split("/")[1]
+        alive = number.isdigit() and int(number) in live_evaluations
+        if not alive and max(o.modified for o in objects) < cutoff:
+            for entry in objects:
+                store.delete(entry.name)
+            removed["evaluation parts"].append(folder)
     held = set(Corpus.objects.values_list("file", flat=True))
     for entry in entries:
         name = entry.name

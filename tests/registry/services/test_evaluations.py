@@ -234,3 +234,36 @@ def test_a_library_panic_ends_the_evaluation_failed_in_words(corpus, client):
     assert "Regex" in evaluation.error and "\n" not in evaluation.error
     page = client.get(f"/tokenizers/panics/{version.number}/").content.decode()
     assert "failed: the tokenizer&#x27;s library failed on this request (PanicException" in page
+
+
+# -- whole corpora, and the opt-in cap ------------------------------------------------------------
+
+def test_an_evaluation_reads_the_whole_corpus_by_default(corpus, settings):
+    assert settings.EVALUATION_MAX_BYTES == 0
+    held_out = import_text(sample_text(40_000, offset=100_000), "held-out", is_evaluation=True)
+    version = train(corpus).versions.get()
+    evaluation = evaluate_version(version=version, corpus=held_out)
+    assert evaluation.status == "succeeded", evaluation.error
+    assert evaluation.metrics["bytes"] == held_out.size_bytes
+    assert "first_megabytes" not in evaluation.metrics
+
+
+def test_a_capped_evaluation_is_labelled_first_n_mb_on_the_pages_and_in_the_api(
+        corpus, settings, client):
+    settings.EVALUATION_MAX_BYTES = 4096  # 0.0039 MB: the corpus is larger
+    held_out = import_text(sample_text(40_000, offset=100_000), "held-out", is_evaluation=True)
+    version = train(corpus).versions.get()
+    evaluation = evaluate_version(version=version, corpus=held_out)
+    assert evaluation.status == "succeeded", evaluation.error
+    assert evaluation.metrics["bytes"] < held_out.size_bytes
+    assert evaluation.metrics["first_megabytes"] == 0.00391
+    settings.EVALUATION_MAX_BYTES = 3 * 1024**2 // 2  # a cap above this corpus: no label
+    evaluate_version(version=version, corpus=held_out)
+    assert "first_megabytes" not in Evaluation.objects.get(pk=evaluation.pk).metrics
+    Evaluation.objects.filter(pk=evaluation.pk).update(
+        metrics={**evaluation.metrics, "first_megabytes": 1.5})  # as a 1.5 MB cap leaves it
+    for url in ("/", f"/tokenizers/{version.tokenizer.name}/{version.number}/"):
+        html = client.get(url).content.decode()
+        assert "first 1.5 MB" in html, url
+    answer = client.get(f"/api/tokenizers/{version.tokenizer.name}/versions/{version.number}")
+    assert answer.json()["metrics"]["held-out"]["metrics"]["first_megabytes"] == 1.5

@@ -108,3 +108,134 @@ def test_counting_in_parts_equals_counting_in_one_process(settings, fragments, p
 
     expected = count_pretokens(corpus.path, PreTokenizer(pattern), ["<s>"], Ticker(None, None), 1)
     assert {word.encode(): n for word, n in total.items()} == expected
+
+
+# -- fan-out evaluation ---------------------------------------------------------------------------
+
+def evaluate_in_parts(evaluation_id: int, worker: str = "here", skip: int | None = None):
+    """Execute a fanned-out evaluation here: the plan, every part task (but ``skip``: a part
+    whose worker died), then the merge task once every part is done."""
+    from tokenizers_app.models import Evaluation, EvaluationPart
+    from tokenizers_app.services.evaluation_fanout import (
+        evaluate_corpus_part,
+        merge_evaluation_parts,
+    )
+    from tokenizers_app.services.evaluations import run_evaluation
+
+    run_evaluation(evaluation_id=evaluation_id)
+    evaluation = Evaluation.objects.get(pk=evaluation_id)
+    parts = EvaluationPart.objects.filter(evaluation=evaluation, attempt=evaluation.attempts)
+    for part in parts.order_by("index"):
+        if part.index != skip:
+            evaluate_corpus_part(part_id=part.pk, worker=worker)
+    if not parts.filter(done=False).exists():
+        merge_evaluation_parts(evaluation_id=evaluation_id, attempt=evaluation.attempts)
+    return Evaluation.objects.get(pk=evaluation_id)
+
+
+@pytest.mark.parametrize("kind", ["byte_bpe", "char_bpe", "hf"])
+def test_a_fanned_out_evaluation_equals_the_one_process_evaluation(settings, kind):
+    from tests.engines.trained import llama_bpe_json
+    from tests.registry.helpers import train
+    from tokenizers_app.models import Evaluation, EvaluationPart
+    from tokenizers_app.services.evaluations import evaluate_version
+    from tokenizers_app.services.versions import import_tokenizer
+
+    corpus = import_text(sample_text(20_000), "prose")
+    text = sample_text(60_000, offset=100_000)
+    held_out = import_text(text, "held-out")
+    if kind == "hf":
+        version = import_tokenizer(files={"tokenizer.json": llama_bpe_json()},
+                                   tokenizer_name="llama")
+    else:
+        version = train(corpus, **({"algorithm": "char_bpe"} if kind == "char_bpe" else {})) \
+            .versions.get()
+    alone = evaluate_version(version=version, corpus=held_out)
+    assert alone.status == "succeeded", alone.error
+    one_process = dict(alone.metrics)
+    Evaluation.objects.filter(pk=alone.pk).update(status="queued", metrics={})
+
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 8000
+    evaluation = evaluate_in_parts(alone.pk)
+
+    assert evaluation.status == "succeeded", evaluation.error
+    assert evaluation.fanout_parts == evaluation.metrics["parts"] > 3
+    assert EvaluationPart.objects.filter(evaluation=evaluation, done=True).count() == \
+        evaluation.fanout_parts
+    for name, value in one_process.items():
+        if name != "encode_throughput_mb_s":
+            assert evaluation.metrics[name] == value, name
+    assert [w[0] for w in evaluation.word_tokens[:20]] == [w[0] for w in alone.word_tokens[:20]]
+    assert media_files("evaluations") == []  # the part files are removed once merged
+
+
+def test_a_part_whose_worker_died_is_the_only_one_evaluated_again(settings):
+    """The reaper queues the evaluation again; its new attempt carries over the parts done and
+    evaluates the one left."""
+    from tests.registry.helpers import train
+    from tokenizers_app.models import Evaluation, EvaluationPart
+    from tokenizers_app.services.evaluations import evaluate_version, reap_evaluations
+
+    corpus = import_text(sample_text(20_000), "prose")
+    held_out = import_text(sample_text(60_000, offset=100_000), "held-out")
+    version = train(corpus).versions.get()
+    expected = evaluate_version(version=version, corpus=held_out).metrics
+    Evaluation.objects.filter(version=version).update(status="queued", metrics={}, attempts=0)
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 8000
+    [evaluation] = Evaluation.objects.filter(version=version)
+
+    evaluation = evaluate_in_parts(evaluation.pk, worker="killed", skip=2)
+    assert evaluation.status == "running" and evaluation.attempts == 1
+
+    assert reap_evaluations(stale_seconds=0) == [evaluation.pk]
+    evaluation = evaluate_in_parts(evaluation.pk, worker="again")
+    assert evaluation.status == "succeeded", evaluation.error
+    second = EvaluationPart.objects.filter(evaluation=evaluation, attempt=2)
+    assert list(second.exclude(worker="(carried over)").values_list("index", flat=True)) == [2]
+    assert {name: value for name, value in evaluation.metrics.items()
+            if name not in ("encode_throughput_mb_s", "parts")} == \
+        {name: value for name, value in expected.items() if name != "encode_throughput_mb_s"}
+
+
+def test_a_running_evaluation_in_parts_shows_its_parts_and_bytes_done(settings, client):
+    from tests.registry.helpers import train
+    from tokenizers_app.models import Evaluation
+
+    corpus = import_text(sample_text(20_000), "prose")
+    held_out = import_text(sample_text(60_000, offset=100_000), "held-out")
+    version = train(corpus).versions.get()
+    evaluation = Evaluation.objects.create(version=version, corpus=held_out)
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 8000
+    evaluation = evaluate_in_parts(evaluation.pk, skip=1)
+    progress = evaluation.parts_progress
+    assert progress["parts"] == evaluation.fanout_parts
+    assert progress["done"] == progress["parts"] - 1
+    assert progress["bytes"] == held_out.size_bytes > progress["bytes_done"] > 0
+    html = client.get(f"/tokenizers/{version.tokenizer.name}/{version.number}/").content.decode()
+    assert f"computing… {progress['done']} of {progress['parts']} parts" in html
+
+
+def test_an_evaluation_in_parts_is_not_reaped_while_its_parts_go_on(settings):
+    """Each part started or done moves ``started_at`` on: a long evaluation in parts is taken
+    for dead only when its parts stop."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tests.registry.helpers import train
+    from tokenizers_app.models import Evaluation
+    from tokenizers_app.services.evaluation_fanout import evaluate_corpus_part
+    from tokenizers_app.services.evaluations import reap_evaluations, run_evaluation
+
+    corpus = import_text(sample_text(20_000), "prose")
+    held_out = import_text(sample_text(60_000, offset=100_000), "held-out")
+    evaluation = Evaluation.objects.create(version=train(corpus).versions.get(),
+                                           corpus=held_out)
+    settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 8000
+    run_evaluation(evaluation_id=evaluation.pk)
+    long_ago = timezone.now() - timedelta(hours=2)
+    Evaluation.objects.filter(pk=evaluation.pk).update(started_at=long_ago)
+    first = evaluation.parts.order_by("index").first()
+    evaluate_corpus_part(part_id=first.pk, worker="here")
+    assert Evaluation.objects.get(pk=evaluation.pk).started_at > long_ago
+    assert reap_evaluations(stale_seconds=3600) == []

@@ -47,7 +47,7 @@ def test_dead_attempts_and_stale_part_files_go_live_work_stays(corpus):
     assert kept.is_file() and fresh.is_file() and corpus.path.is_file()
     assert not (Path(settings.MEDIA_ROOT) / "runs" / str(done.pk)).exists()
     assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "corpus files": [],
-                                                   "part files": []}
+                                                   "part files": [], "evaluation parts": []}
 
 
 def test_a_corpus_file_without_its_row_goes_once_old_enough(corpus):
@@ -62,7 +62,7 @@ def test_nothing_is_removed_before_it_is_old_enough(corpus):
     make("runs/999999/attempt-1/part-0.json", 10)
     make("exports/abc/hf/download/.tokenizer.json.x.part", 10)
     assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "corpus files": [],
-                                                   "part files": []}
+                                                   "part files": [], "evaluation parts": []}
 
 
 def test_a_render_killed_mid_write_leaves_a_staging_folder_the_sweep_removes(corpus,
@@ -96,3 +96,23 @@ def test_a_render_killed_mid_write_leaves_a_staging_folder_the_sweep_removes(cor
     assert not folder.exists()
     assert downloads.render_tokenizer_files(version=version, format="hf")  # renders again
     assert [p.name for p in (exports / version.digest / "hf").iterdir()] == ["t"]
+
+
+def test_the_part_totals_of_a_finished_evaluation_go_those_of_a_running_one_stay(corpus):
+    """A merge removes its parts' files; a merge killed (or an evaluation that failed after a
+    part) leaves them to the sweep, once the evaluation is no longer queued or running."""
+    from tests.registry.helpers import import_text, sample_text, train
+    from tokenizers_app.models import Evaluation
+
+    version = train(corpus).versions.get()
+    held_out = import_text(sample_text(3_000, offset=50_000), "held-out")
+    running = Evaluation.objects.create(version=version, corpus=held_out, status="running")
+    other = import_text(sample_text(3_000, offset=90_000), "other")
+    failed = Evaluation.objects.create(version=version, corpus=other, status="failed")
+    make(f"evaluations/{running.pk}/attempt-1/part-0.json", 3600)
+    make(f"evaluations/{failed.pk}/attempt-1/part-0.json", 3600)
+    make("evaluations/999999/attempt-2/part-3.json", 3600)
+    removed = sweep_leftovers(min_age_seconds=60)
+    assert removed["evaluation parts"] == [f"evaluations/{failed.pk}", "evaluations/999999"]
+    assert (Path(settings.MEDIA_ROOT) / f"evaluations/{running.pk}/attempt-1/part-0.json"
+            ).is_file()
