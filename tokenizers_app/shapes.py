@@ -53,6 +53,7 @@ class SourceCorpusOut(Schema):
     name: str
     sha256: str
     size_bytes: int
+    weight: int = 1  # its counts multiplied by this before merging
 
 
 class SourceRunOut(Schema):
@@ -189,6 +190,7 @@ class RunOut(Schema):
     min_frequency: int
     sweep: list[int]
     corpora: list[str]
+    corpus_weights: dict[str, int] = {}  # the corpora weighing more than 1 (name -> weight)
     versions: list[str]  # NAME@NUMBER of the versions it made
     created_at: datetime
     finished_at: datetime | None
@@ -204,6 +206,7 @@ class RunOut(Schema):
                    vocab_size=run.vocab_size, pattern=run.pattern,
                    special_tokens=run.special_tokens, min_frequency=run.min_frequency,
                    sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
+                   corpus_weights=run.corpus_weights,
                    versions=[v.label for v in run.versions.all()],
                    created_at=run.created_at, finished_at=run.finished_at)
 

@@ -22,14 +22,23 @@ class Unsent(Schema):
     run: RunOut
 
 
+class WeightedCorpus(Body):
+    """A corpus with a weight: its word/pre-token counts are multiplied by ``weight`` (a whole
+    number from 1 to 100) before merging."""
+
+    name: str
+    weight: int = 1
+
+
 class RunIn(Body):
     """``algorithm``: ``byte_bpe`` (default; ``pattern``, default gpt2) or ``char_bpe``
     (``lowercase``, default false; ``split``: whitespace, the default, or word_punct;
     ``min_word_frequency``, default 1; ``special_tokens`` default ``["<unk>"]`` and must hold
-    it). A field of the other algorithm is a 400 naming it; a field no run takes, a 422."""
+    it). A field of the other algorithm is a 400 naming it; a field no run takes, a 422.
+    ``corpora``: names, or ``{"name": "de", "weight": 2}`` to count a corpus more."""
 
     tokenizer: str
-    corpora: list[str]
+    corpora: list[str | WeightedCorpus]
     vocab_size: int
     algorithm: Literal["byte_bpe", "char_bpe"] = "byte_bpe"
     special_tokens: list[str] | None = None  # byte_bpe: none; char_bpe: ["<unk>"]
@@ -46,7 +55,9 @@ def start_run(request, body: RunIn):
     """201 with the run; 503 when the run is saved but the task queue does not answer (it waits
     for the queue and is sent when it is back: follow it with ``GET /api/runs/{id}``)."""
     try:
-        run = start_training_run(corpora=body.corpora, tokenizer_name=body.tokenizer,
+        corpora = [c if isinstance(c, str) else {"name": c.name, "weight": c.weight}
+                   for c in body.corpora]
+        run = start_training_run(corpora=corpora, tokenizer_name=body.tokenizer,
                                  vocab_size=body.vocab_size, special_tokens=body.special_tokens,
                                  pattern=body.pattern, min_frequency=body.min_frequency,
                                  sweep=body.sweep, algorithm=body.algorithm,

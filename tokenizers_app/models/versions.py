@@ -259,7 +259,8 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
                 "special_tokens": run.special_tokens, "min_frequency": run.min_frequency,
                 "sweep": run.sweep, "stage_seconds": run.stage_seconds,
                 "merges_per_second": run.merges_per_second,
-                "corpora": [{"name": c.name, "sha256": c.sha256, "size_bytes": c.size_bytes}
+                "corpora": [{"name": c.name, "sha256": c.sha256, "size_bytes": c.size_bytes,
+                             "weight": run.weight_of(c)}
                             for c in run.corpora.order_by("name")]}
         return found
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from .. import tasks
 from ..bpe import train_bpe, train_char_bpe
+from ..bpe.counting import check_weights
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
@@ -53,7 +54,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         pattern=pattern, min_frequency=min_frequency, sweep=sweep, lowercase=lowercase,
         split=split, min_word_frequency=min_word_frequency,
         max_vocab_size=settings.MAX_VOCAB_SIZE, max_sweep_sizes=settings.MAX_SWEEP_SIZES)
-    corpora = resolve_corpora(corpora)
+    corpora, weights = resolve_weighted_corpora(corpora)
     char_level = params.algorithm == Algorithm.CHAR_BPE
     if not char_level:
         check_pattern_on_samples(params.pattern, corpora)
@@ -67,7 +68,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
             tokenizer=tokenizer, algorithm=params.algorithm, vocab_size=params.vocab_size,
             special_tokens=params.special_tokens, pattern="" if char_level else params.pattern,
             min_frequency=params.min_frequency, options=params.options,
-            created_by=recorded(created_by), heartbeat_at=timezone.now())
+            corpus_weights=weights, created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)
         send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
     if unsent:
@@ -76,6 +77,44 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
                                     f"(the reason is in the server's log): the run waits for "
                                     f"the queue and is sent when it is back")
     return run
+
+
+def resolve_weighted_corpora(corpora) -> tuple[list[Corpus], dict[str, int]]:
+    """Corpus objects, and the weights other than 1 by corpus name, for a list of corpora,
+    corpus names, or ``{"name": ..., "weight": ...}`` (a weight is a whole number from 1 to
+    ``MAX_CORPUS_WEIGHT``; 1 when not given). A bad weight or a corpus given twice is
+    ``Invalid`` in words."""
+    items = list(corpora or [])
+    names, weights = [], {}
+    for index, item in enumerate(items):
+        name, weight = _name_and_weight(index, item)
+        if name in names:
+            raise Invalid(f"corpus {name!r} is given twice: give it once, with a weight to count "
+                          f"it more", field="corpus")
+        names.append(name)
+        if weight != 1:
+            weights[name] = weight
+    return resolve_corpora(names), weights
+
+
+def _name_and_weight(index: int, item) -> tuple[str, int]:
+    if isinstance(item, Corpus):
+        return item.name, 1
+    if isinstance(item, str):
+        return item, 1
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        raise Invalid(f"corpus {index + 1} of the list is neither a name nor "
+                      f'{{"name": ..., "weight": ...}}', field="corpus")
+    unknown = sorted(set(item) - {"name", "weight"})
+    if unknown:
+        raise Invalid(f"corpus {item['name']!r}: {', '.join(unknown)} is not a field of a "
+                      f"weighted corpus (name, weight)", field="corpus")
+    weight = item.get("weight", 1)
+    try:
+        check_weights([weight])
+    except ValueError as exc:
+        raise Invalid(f"corpus {item['name']!r}: {exc}", field="weight") from None
+    return item["name"], weight
 
 
 def resolve_corpora(corpora) -> list[Corpus]:
@@ -128,10 +167,12 @@ def execute_training_run(*, run_id: int) -> None:
     with recording_outcome(run):
         if total > settings.FANOUT_MIN_BYTES:
             return fan_out_counting(run=run)
+        corpora = list(run.corpora.order_by("name"))
+        weights = run.weights_for(corpora)  # None when every corpus weighs 1 (as before)
         with ExitStack() as copies:  # the corpus files themselves, or copies from a bucket
             paths = [copies.enter_context(local_copy(get_store(), corpus.file.name,
                                                      corpus.sha256, corpus.size_bytes))
-                     for corpus in run.corpora.order_by("name")]
+                     for corpus in corpora]
             if run.algorithm == Algorithm.CHAR_BPE:
                 options = run.char_options
                 result = train_char_bpe(paths, run.vocab_size, run.special_tokens,
@@ -139,12 +180,13 @@ def execute_training_run(*, run_id: int) -> None:
                                         options["min_word_frequency"], run.min_frequency,
                                         progress=reporter.progress,
                                         should_stop=reporter.should_stop,
-                                        max_word_bytes=settings.MAX_PRETOKEN_BYTES)
+                                        max_word_bytes=settings.MAX_PRETOKEN_BYTES,
+                                        weights=weights)
                 return save_training_result(run=run, reporter=reporter, result=result)
             result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
                                run.min_frequency, progress=reporter.progress,
                                should_stop=reporter.should_stop,
-                               max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
+                               max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES, weights=weights)
         save_training_result(run=run, reporter=reporter, result=result)
 
 

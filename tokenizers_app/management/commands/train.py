@@ -1,4 +1,4 @@
-"""``manage.py train --corpus NAME --tokenizer NAME --vocab-size N [--wait] [--user NAME]``;
+"""``manage.py train --corpus NAME[:WEIGHT] --tokenizer NAME --vocab-size N [--wait] [--user NAME]``;
 character-level BPE: ``--algorithm char_bpe [--lowercase] [--split word_punct]
 [--min-word-frequency N]``."""
 
@@ -16,6 +16,19 @@ WAIT_HINT_SECONDS = 10
 PRINT_SECONDS = 5
 
 
+def corpus_argument(value: str):
+    """``de`` -> ``"de"``; ``de:2`` -> ``{"name": "de", "weight": 2}`` (a weight that is not a
+    whole number is refused in words; the service checks its bounds)."""
+    name, colon, weight = value.rpartition(":")
+    if not colon:
+        return value
+    try:
+        return {"name": name, "weight": int(weight)}
+    except ValueError:
+        raise CommandError(f"--corpus {value}: the weight after ':' is a whole number from 1 to "
+                           f"100, not {weight!r}") from None
+
+
 class Command(BaseCommand):
     help = ("Queue a training run for the workers (`celery -A registry worker`). With --wait, "
             "follow its progress until it ends; Ctrl-C then cancels it. With --user, only into "
@@ -23,7 +36,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", action="append", required=True,
-                            help="corpus name (repeat to train on several)")
+                            help="corpus name, or NAME:WEIGHT to multiply its counts by a whole "
+                                 "number from 1 to 100 (repeat to train on several)")
         parser.add_argument("--tokenizer", required=True, help="the tokenizer to add a version to")
         parser.add_argument("--vocab-size", type=int, required=True,
                             help="all tokens: special tokens + 256 bytes (byte_bpe) or the "
@@ -53,7 +67,7 @@ class Command(BaseCommand):
         with refusals_as_command_errors():
             try:
                 run = start_training_run(
-                    corpora=options["corpus"], tokenizer_name=options["tokenizer"],
+                    corpora=[corpus_argument(c) for c in options["corpus"]], tokenizer_name=options["tokenizer"],
                     vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
                     pattern=options["pattern"], min_frequency=options["min_frequency"],
                     sweep=options["sweep"], algorithm=options["algorithm"],
