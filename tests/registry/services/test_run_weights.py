@@ -92,3 +92,22 @@ def test_bad_weights_are_refused_in_words_and_nothing_is_saved(two, corpora, wor
     with pytest.raises(Invalid, match=words):
         start_training_run(corpora=corpora, tokenizer_name="w", vocab_size=300)
     assert not TrainingRun.objects.exists()
+
+
+def test_a_weighted_run_on_a_sets_languages_is_evaluated_on_the_set():
+    import json
+
+    from tokenizers_app.models import Evaluation
+    from tokenizers_app.services.parallel import import_parallel_set
+
+    lines = [{"en": f"The {n} red houses stand by the river.",
+              "de": f"Die {n} roten Häuser stehen am Fluss."} for n in range(60)]
+    data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
+    import_parallel_set(data=data, name="pair")
+    run = _one_task(start_training_run(corpora=["pair.en", {"name": "pair.de", "weight": 4}],
+                                       tokenizer_name="toward-parity", vocab_size=300))
+
+    version = run.versions.get()
+    evaluated = Evaluation.objects.filter(version=version).values_list("corpus__name", flat=True)
+    assert {"pair.en", "pair.de"} <= set(evaluated)
+    assert run.corpus_weights == {"pair.de": 4}
