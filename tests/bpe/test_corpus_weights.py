@@ -96,3 +96,22 @@ def test_weight_applies_to_a_large_file_counted_in_parallel(tmp_path, monkeypatc
     monkeypatch.setattr("tokenizers_app.bpe.training.is_large_file",
                         lambda path: path is not None and path.name == "big.txt")
     assert _pretokens([big, small], [3, 1], workers=2) == _pretokens([big, big, big, small])
+
+
+def test_more_weight_on_a_language_lowers_its_premium(tmp_path):
+    """The README's advice: the premium (tokens on a language / tokens on the pivot, over the
+    same lines) of German falls when German weighs more in training."""
+    en_lines = [f"The {w} house number {n} stands by the old river road." for n, w in
+                enumerate(["red", "green", "small", "tall", "quiet", "busy"] * 8)]
+    de_lines = [f"Das {w} Haus Nummer {n} steht an der alten Flussstraße." for n, w in
+                enumerate(["rote", "grüne", "kleine", "hohe", "stille", "belebte"] * 8)]
+    en, de = tmp_path / "en.txt", tmp_path / "de.txt"
+    en.write_text("\n".join(en_lines * 3) + "\n", encoding="utf-8")
+    de.write_text("\n".join(de_lines) + "\n", encoding="utf-8")
+
+    def premium(weights):
+        tokenizer = train_bpe([en, de], 300, weights=weights, workers=1).tokenizer()
+        tokens = lambda lines: sum(len(tokenizer.encode(line)) for line in lines)  # noqa: E731
+        return tokens(de_lines) / tokens(en_lines)
+
+    assert premium([1, 4]) < premium([1, 1])
