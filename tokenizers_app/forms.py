@@ -172,6 +172,24 @@ class RunForm(forms.Form):
         return [field for field in self if field.name not in (*BYTE_FIELDS, *CHAR_FIELDS)]
 
 
+class ExtendForm(forms.Form):
+    """An extension run: the parent's pattern, split, options and special tokens are kept, so
+    only what it is extended on, and to how many tokens, is asked."""
+
+    extends = forms.CharField(max_length=120, label="Extend version",
+                              help_text="NAME@NUMBER: every id of it keeps its token")
+    corpus = forms.ModelChoiceField(Corpus.objects.order_by("name"), to_field_name="name",
+                                    empty_label=None, help_text="the new language or domain")
+    vocab_size = forms.IntegerField(help_text="the new total: the parent's tokens + new ones")
+    min_frequency = forms.IntegerField(initial=1, help_text="stop when the best pair is rarer",
+                                       widget=forms.NumberInput(attrs={
+                                           "min": MIN_FREQUENCY_BOUNDS[0],
+                                           "max": MIN_FREQUENCY_BOUNDS[1]}))
+    sweep = forms.CharField(required=False, label="Vocabulary sweep",
+                            help_text="smaller totals to keep too (byte-level), e.g. 9000")
+    clean_sweep = RunForm.clean_sweep
+
+
 IMPORT_FORMATS = [("", "detect it from the files"),
                   *((name, name) for name in (*FORMATS, "sentencepiece"))]
 

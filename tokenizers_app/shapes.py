@@ -72,6 +72,7 @@ class SourceRunOut(Schema):
     stage_seconds: dict[str, float]
     merges_per_second: float | None
     corpora: list[SourceCorpusOut]
+    extends: str | None = None  # an extension run: its parent version
 
 
 class LineageOut(Schema):
@@ -81,6 +82,7 @@ class LineageOut(Schema):
     created_at: str
     created_by: str | None
     training_run: SourceRunOut | None
+    extends: str | None = None  # NAME@NUMBER of the parent, for an extension run's version
 
 
 class VersionOptionsOut(Schema):
@@ -192,6 +194,7 @@ class RunOut(Schema):
     corpora: list[str]
     corpus_weights: dict[str, int] = {}  # the corpora weighing more than 1 (name -> weight)
     versions: list[str]  # NAME@NUMBER of the versions it made
+    extends: str | None = None  # an extension run: NAME@NUMBER of the parent version
     created_at: datetime
     finished_at: datetime | None
 
@@ -208,13 +211,36 @@ class RunOut(Schema):
                    sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
                    corpus_weights=run.corpus_weights,
                    versions=[v.label for v in run.versions.all()],
+                   extends=run.extends.label if run.extends_id else None,
                    created_at=run.created_at, finished_at=run.finished_at)
+
+
+class GateCheckOut(Schema):
+    name: str  # ids, goldens, metrics
+    passed: bool
+    detail: str
 
 
 class AliasOut(Schema):
     tokenizer: str
     alias: str
     version: int  # the number it points at
+    gate_tolerance: float | None = None  # null: no gate
+    gate_checks: list[GateCheckOut] = []  # the gate's checks at this move
+    forced_reason: str = ""  # set when staff forced a move the gate refused
+
+
+class GoldenOut(Schema):
+    id: int
+    text: str
+    ids: list[int]
+    pinned_from: str  # NAME@NUMBER
+    kept: bool  # whether the version asked about gives the text these ids
+
+    @classmethod
+    def of(cls, golden, kept: bool) -> GoldenOut:
+        return cls(id=golden.pk, text=golden.text, ids=golden.ids,
+                   pinned_from=golden.pinned_from.label, kept=kept)
 
 
 class MetricOut(Schema):

@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from .models import ALIAS_PATTERN
-from .views import (account, compare, corpora, health, imports, leaderboard, metrics,
+from .views import (account, compare, corpora, diffs, health, imports, leaderboard, metrics,
                     parallel, parallel_line, runs, search, staff, versions)
 
 
@@ -59,7 +59,10 @@ urlpatterns = [
          name="download"),
     path(f"tokenizers/{NAME}/<ref:ref>/alias", staff.version_alias, name="version_alias"),
     path(f"tokenizers/{NAME}/<ref:ref>/publish", staff.version_publish, name="version_publish"),
+    path(f"tokenizers/{NAME}/<ref:ref>/goldens", staff.golden_pin, name="golden_pin"),
+    path(f"tokenizers/{NAME}/aliases/<str:alias>/gate", staff.alias_gate, name="alias_gate"),
     path("compare/", compare.compare, name="compare"),
+    path("diff/", diffs.diff, name="diff"),
     path("metrics/", metrics.glossary, name="metrics"),
     path("search/", search.search, name="search"),
     path("playground/", parallel_line.playground_or_line, name="playground"),

@@ -206,7 +206,8 @@ def test_only_staff_move_aliases_and_change_lifecycles(client, registry):
     denied = client.put(url, '{"version": 2}', content_type="application/json", **member)
     assert denied.status_code == 403 and "only staff" in denied.json()["detail"]
     moved = client.put(url, '{"version": 2}', content_type="application/json", **staff)
-    assert moved.json() == {"tokenizer": "prose-bpe", "alias": "production", "version": 2}
+    assert moved.json() == {"tokenizer": "prose-bpe", "alias": "production", "version": 2,
+                            "gate_tolerance": None, "gate_checks": [], "forced_reason": ""}
     assert AliasMove.objects.get().moved_by == registry["staff"]
     assert client.post("/api/tokenizers/prose-bpe/versions/production/publish",
                        **member).status_code == 403

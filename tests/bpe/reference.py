@@ -7,6 +7,9 @@ against (as tiktoken keeps ``_educational.py``).
   ``training_loop.learn_merges``.
 - ``reference_train_char``: the same for character-level BPE with ``</w>``. Twin of
   ``char_bpe.train_char_bpe``.
+- ``reference_extend``: continued training: the parent's merges applied to each pre-token of
+  the new texts (``reference_bpe``), then the same textbook loop, where a pair whose merged
+  token is already a token is never chosen. Twin of ``extension.extend_bpe``.
 - ``reference_bpe`` / ``reference_encode``: within each pre-token, merge the pair of lowest rank
   present (leftmost on a tie) until none is left. Twin of ``encoding_loop.MergeTable`` and
   ``Tokenizer.encode_ordinary``.
@@ -81,6 +84,37 @@ def _merge_everywhere(words, pair):
                 i += 1
         merged[tuple(out)] = merged.get(tuple(out), 0) + count
     return merged
+
+
+def reference_extend(parent_vocab, parent_merges, special_tokens, pattern, texts, vocab_size,
+                     min_frequency=1):
+    """Returns (vocab, merges, merge counts) of the child: the parent's vocab, then one id per
+    new merge after the parent's largest id."""
+    words = {}
+    for word, count in reference_words(texts, special_tokens, pattern).items():
+        parts = tuple(reference_bpe(parent_merges, word))
+        words[parts] = words.get(parts, 0) + count
+    known = set(parent_vocab.values()) - {t.encode() for t in special_tokens}
+    merges, counts = [], []
+    while len(parent_vocab) + len(merges) < vocab_size:
+        pairs: dict[tuple[bytes, bytes], int] = {}
+        for word, count in words.items():
+            for pair in zip(word, word[1:]):
+                if pair[0] + pair[1] not in known:
+                    pairs[pair] = pairs.get(pair, 0) + count
+        if not pairs:
+            break
+        best = max(pairs, key=lambda pair: (pairs[pair], pair))
+        if pairs[best] < min_frequency:
+            break
+        merges.append(best)
+        counts.append(pairs[best])
+        known.add(best[0] + best[1])
+        words = _merge_everywhere(words, best)
+    vocab = dict(parent_vocab)
+    first = max(vocab) + 1
+    vocab.update((first + n, left + right) for n, (left, right) in enumerate(merges))
+    return vocab, list(parent_merges) + merges, counts
 
 
 def reference_bpe(merges: list[tuple[bytes, bytes]], pretoken: bytes) -> list[bytes]:
@@ -182,3 +216,52 @@ def merge_symbols(word, pair):
             out.append(word[i])
             i += 1
     return tuple(out)
+
+
+def reference_extend_char(parent_vocab, parent_merges, specials, text, vocab_size,
+                          split="whitespace", lowercase=False):
+    """The plain character-level extension: new symbols after the parent's largest id (by UTF-8
+    bytes), the parent's merges applied lowest rank first, then the textbook loop where a pair
+    whose merged token is already a token is never chosen. Twin of
+    ``char_extension.extend_char_bpe``. Returns (vocab, merges, merge counts of new merges)."""
+    words = regex.findall(WORDS[split], text)
+    counts = Counter(w.lower() if lowercase else w for w in words)
+    spelled = {}
+    for word, count in counts.items():
+        symbols = [*word[:-1], word[-1] + "</w>"]
+        spelled[tuple(symbols)] = spelled.get(tuple(symbols), 0) + count
+    vocab = dict(parent_vocab)
+    seen = sorted({s for word in spelled for s in word} - set(vocab.values()), key=str.encode)
+    start = max(vocab) + 1
+    vocab.update((start + n, s) for n, s in enumerate(seen))
+    ranks = {}
+    for rank, pair in enumerate(parent_merges):
+        ranks.setdefault(pair, rank)
+    words = {}
+    for word, count in spelled.items():
+        parts = list(word)
+        while True:
+            ranked = [(ranks[p], i) for i, p in enumerate(zip(parts, parts[1:])) if p in ranks]
+            if not ranked:
+                break
+            _rank, i = min(ranked)
+            parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        words[tuple(parts)] = words.get(tuple(parts), 0) + count
+    known = set(vocab.values()) - set(specials)
+    merges, merge_counts = [], []
+    while len(vocab) + len(merges) < vocab_size:
+        pairs = Counter()
+        for word, count in words.items():
+            for pair in zip(word, word[1:]):
+                if pair[0] + pair[1] not in known:
+                    pairs[pair] += count
+        if not pairs:
+            break
+        best = max(pairs, key=lambda p: (pairs[p], (p[0].encode(), p[1].encode())))
+        merges.append(best)
+        merge_counts.append(pairs[best])
+        known.add(best[0] + best[1])
+        words = _merge_everywhere(words, best)
+    first = max(vocab) + 1
+    vocab.update((first + n, left + right) for n, (left, right) in enumerate(merges))
+    return vocab, list(parent_merges) + merges, merge_counts

@@ -261,3 +261,23 @@ def test_the_admin_says_why_nothing_is_deleted_there_and_where_it_is(staff_clien
         html = staff_client.get(f"/admin/tokenizers_app/{model}/").content.decode()
         assert "Nothing is deleted here." in html, model
         assert "manage.py delete" in html and "Versions are never deleted" in html
+
+
+def test_a_gated_alias_refuses_a_move_in_the_admin_form_until_a_reason_is_given(staff_client,
+                                                                                versions):
+    first, second = versions
+    staff = User.objects.get(username="staff")
+    alias = move_alias(version=second, name="production", user=staff)
+    alias.gate_tolerance = 0.0
+    alias.save()
+    url = f"/admin/tokenizers_app/alias/{alias.pk}/change/"
+    form = {"version": first.pk, "moves-TOTAL_FORMS": 0, "moves-INITIAL_FORMS": 1,
+            "moves-0-id": alias.moves.get().pk, "moves-0-alias": alias.pk}
+    refused = staff_client.post(url, form)
+    assert refused.status_code == 200 and "the gate of prose-bpe@production refuses" in \
+        refused.content.decode()
+    alias.refresh_from_db()
+    assert alias.version == second
+    forced = staff_client.post(url, {**form, "force_reason": "rollback"})
+    assert forced.status_code == 302
+    assert AliasMove.objects.filter(alias=alias).first().forced_reason == "rollback"

@@ -28,6 +28,7 @@ from tokenizers_app.bpe.formats import dumps_tokenizer
 from tokenizers_app.errors import Forbidden
 from tokenizers_app.models import ApiKey, Corpus, Tokenizer, TokenizerVersion, TrainingRun
 from tokenizers_app.services.runs import start_training_run
+from tokenizers_app.services.staff import move_alias
 
 LOGIN = "login"
 ADMIN = "admin/"
@@ -96,6 +97,13 @@ ACCESS = {
     "tokenizers/<str:name>/<ref:ref>/publish": [
         ("POST", "/tokenizers/{name}/1/publish", {}, LOGIN, 403, 403, 302)],
     "compare/": [("GET", "/compare/?versions={name}@1,{name}@2", None, 200, 200, 200, 200)],
+    "diff/": [("GET", "/diff/?from={name}@1&to={name}@2", None, 200, 200, 200, 200)],
+    # goldens: the owner or staff (an empty text is then refused in words); gates: staff
+    "tokenizers/<str:name>/<ref:ref>/goldens": [
+        ("POST", "/tokenizers/{name}/1/goldens", {"text": ""}, LOGIN, 403, 302, 302)],
+    "tokenizers/<str:name>/aliases/<str:alias>/gate": [
+        ("POST", "/tokenizers/{name}/aliases/production/gate", {"tolerance": "x"},
+         LOGIN, 403, 403, 302)],
     "metrics/": [("GET", "/metrics/", None, 200, 200, 200, 200)],
     "search/": [("GET", "/search/?q=prose", None, 200, 200, 200, 200)],
     "playground/": [
@@ -124,6 +132,15 @@ ACCESS = {
     "api/tokenizers/<name>/aliases/<alias>": [
         ("PUT", "/api/tokenizers/{name}/aliases/candidate", {"version": 1},
          401, 403, 403, 200)],
+    "api/tokenizers/<name>/aliases/<alias>/gate": [
+        ("PUT", "/api/tokenizers/{name}/aliases/production/gate", {"tolerance": 5},
+         401, 403, 403, 400)],
+    "api/tokenizers/<name>/goldens": [
+        ("POST", "/api/tokenizers/{name}/goldens", {"version": 1, "text": ""},
+         401, 403, 400, 400)],
+    "api/tokenizers/<name>/versions/<ref>/goldens": [
+        ("GET", "/api/tokenizers/{name}/versions/1/goldens", None, 200, 200, 200, 200)],
+    "api/diff": [("GET", "/api/diff?from={name}@1&to={name}@2", None, 200, 200, 200, 200)],
     "api/tokenizers/<name>/versions/<ref>/publish": [
         ("POST", "/api/tokenizers/{name}/versions/1/publish", {}, 401, 403, 403, 200)],
     "api/tokenizers/<name>/versions/<ref>/deprecate": [
@@ -181,6 +198,7 @@ def owned(registry_data, django_user_model):
                                 vocab_size=280, created_by=owner)  # sent on commit: never here
     key, _ = ApiKey.objects.create_key(owner, "the owner's")
     Tokenizer.objects.create(name="spare-bpe", owner=owner)
+    move_alias(version=registry_data["small"], name="production", user=registry_data["staff"])
     return {**registry_data, "owner": owner, "queued": queued, "key": key}
 
 

@@ -22,6 +22,7 @@ from ..models import (
 )
 from ..services.evaluations import request_evaluation
 from ..services.runs import cancel_training_run
+from ..services.gates import GateRefused, checked_move
 from ..services.staff import (
     annotate_version,
     check_alias_name,
@@ -195,6 +196,9 @@ class TokenizerVersionAdmin(StaffAdmin):
 
 
 class AliasForm(forms.ModelForm):
+    force_reason = forms.CharField(required=False, help_text=(
+        "a gated alias refuses a move that fails its checks unless you say why"))
+
     class Meta:
         model = Alias
         fields = ["tokenizer", "name", "version"]
@@ -221,6 +225,12 @@ class AliasForm(forms.ModelForm):
         if tokenizer_id and version and version.tokenizer_id != tokenizer_id:
             raise forms.ValidationError(f"version {version} is not a version of this alias's "
                                         f"tokenizer")
+        if self.instance.pk and version:  # a gated alias: its refusal is the form's error
+            try:
+                checked_move(alias=Alias.objects.get(pk=self.instance.pk), target=version,
+                             force_reason=data.get("force_reason", ""))
+            except GateRefused as refused:
+                raise forms.ValidationError(str(refused)) from None
         return data
 
 
@@ -229,7 +239,8 @@ class AliasMoveInline(StaffInline):
 
     model = AliasMove
     fk_name = "alias"
-    fields = ["from_version", "to_version", "moved_by", "moved_at"]
+    fields = ["from_version", "to_version", "moved_by", "moved_at", "gate_checks",
+              "forced_reason"]
     readonly_fields = fields
 
 
@@ -249,7 +260,8 @@ class AliasAdmin(StaffAdmin):
 
     def save_model(self, request, obj, form, change):
         moved = move_alias(version=form.cleaned_data["version"], name=obj.name,
-                           user=request.user)
+                           user=request.user,
+                           force_reason=form.cleaned_data.get("force_reason", ""))
         obj.pk, obj._state.adding = moved.pk, False
         obj.refresh_from_db()
 

@@ -4,7 +4,7 @@ and answers their errors as JSON ``{"detail": ...}`` with the right status (``er
 
 from ninja import NinjaAPI
 
-from . import compare, corpora, errors, parallel, runs, tokenizers
+from . import compare, corpora, diffs, errors, parallel, runs, tokenizers
 
 api = NinjaAPI(title="Tokenizer Registry", version="1", urls_namespace="api",
                description="Fetch tokenizer versions in any format, encode, train and import. "
@@ -15,4 +15,5 @@ api.add_router("/corpora", corpora.router)
 api.add_router("/runs", runs.router)
 api.add_router("/compare", compare.router)
 api.add_router("/parallel-sets", parallel.router)
+api.add_router("/diff", diffs.router)
 errors.install(api)

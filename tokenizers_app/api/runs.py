@@ -8,6 +8,8 @@ from ninja import Router, Schema, Status
 from ..models import TrainingRun
 from ..services.queue import QueueUnavailable
 from ..services.deletions import delete_run
+from ..errors import Invalid
+from ..services.extensions import start_extension_run
 from ..services.runs import cancel_training_run, start_training_run
 from ..shapes import RunOut
 from .auth import READ, WRITE
@@ -35,9 +37,17 @@ class RunIn(Body):
     (``lowercase``, default false; ``split``: whitespace, the default, or word_punct;
     ``min_word_frequency``, default 1; ``special_tokens`` default ``["<unk>"]`` and must hold
     it). A field of the other algorithm is a 400 naming it; a field no run takes, a 422.
-    ``corpora``: names, or ``{"name": "de", "weight": 2}`` to count a corpus more."""
 
-    tokenizer: str
+    ``extends``: ``NAME@REF`` of a byte-level or character-level BPE version to extend: the run
+    continues its merges on ``corpora`` up to ``vocab_size`` tokens in all, and makes a new
+    version of the same tokenizer in which every parent id keeps its token. The parent's
+    pattern, split, options and special tokens are kept, so giving them is a 400;
+    ``tokenizer`` may be left out.
+    ``corpora``: names, or ``{"name": "de", "weight": 2}`` to count a corpus more (not in
+    an extension run)."""
+
+    tokenizer: str | None = None
+    extends: str | None = None
     corpora: list[str | WeightedCorpus]
     vocab_size: int
     algorithm: Literal["byte_bpe", "char_bpe"] = "byte_bpe"
@@ -55,18 +65,41 @@ def start_run(request, body: RunIn):
     """201 with the run; 503 when the run is saved but the task queue does not answer (it waits
     for the queue and is sent when it is back: follow it with ``GET /api/runs/{id}``)."""
     try:
-        corpora = [c if isinstance(c, str) else {"name": c.name, "weight": c.weight}
-                   for c in body.corpora]
-        run = start_training_run(corpora=corpora, tokenizer_name=body.tokenizer,
-                                 vocab_size=body.vocab_size, special_tokens=body.special_tokens,
-                                 pattern=body.pattern, min_frequency=body.min_frequency,
-                                 sweep=body.sweep, algorithm=body.algorithm,
-                                 lowercase=body.lowercase, split=body.split,
-                                 min_word_frequency=body.min_word_frequency,
-                                 created_by=request.user)
+        if body.extends is not None:
+            run = _start_extension(request, body)
+        else:
+            run = start_training_run(corpora=_weighted(body.corpora),
+                                     tokenizer_name=body.tokenizer or "",
+                                     vocab_size=body.vocab_size,
+                                     special_tokens=body.special_tokens,
+                                     pattern=body.pattern,
+                                     min_frequency=body.min_frequency, sweep=body.sweep,
+                                     algorithm=body.algorithm, lowercase=body.lowercase,
+                                     split=body.split, min_word_frequency=body.min_word_frequency,
+                                     created_by=request.user)
     except QueueUnavailable as unsent:
         return Status(503, {"detail": str(unsent), "run": RunOut.of(unsent.record)})
     return Status(201, RunOut.of(run))
+
+
+KEPT_FROM_PARENT = ("special_tokens", "pattern", "lowercase", "split", "min_word_frequency")
+
+
+def _weighted(corpora: list) -> list:
+    """Names as they are, a weighted corpus as ``{"name", "weight"}`` for the service."""
+    return [c if isinstance(c, str) else {"name": c.name, "weight": c.weight} for c in corpora]
+
+
+def _start_extension(request, body: RunIn) -> TrainingRun:
+    given = [name for name in KEPT_FROM_PARENT if getattr(body, name) is not None]
+    if given or "algorithm" in body.model_fields_set:
+        name = given[0] if given else "algorithm"
+        raise Invalid(f"{name} is kept from the parent {body.extends}: an extension run takes "
+                      f"only corpora, vocab_size, min_frequency and sweep", field=name)
+    return start_extension_run(extends=body.extends, corpora=_weighted(body.corpora),
+                               vocab_size=body.vocab_size, min_frequency=body.min_frequency,
+                               sweep=body.sweep, tokenizer_name=body.tokenizer,
+                               created_by=request.user)
 
 
 def _run(run_id: int) -> TrainingRun:

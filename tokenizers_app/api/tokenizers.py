@@ -16,11 +16,13 @@ from ..models import Corpus, Tokenizer, TokenizerVersion
 from ..services.deletions import delete_tokenizer
 from ..services.downloads import render_download
 from ..services.evaluations import request_evaluation
+from ..services.gates import find_alias, goldens_kept, pin_golden, set_gate
 from ..services.staff import deprecate_version, move_alias, publish_version
 from ..services.import_notes import pattern_note, special_tokens_from_json
 from ..services.versions import import_tokenizer
 from ..shapes import (
     AliasOut,
+    GoldenOut,
     EvaluationOut,
     TokenizerOut,
     VersionDetailOut,
@@ -189,13 +191,61 @@ def evaluate(request, name: str, ref: str, body: EvaluateIn):
 
 class AliasIn(Body):
     version: int
+    force_reason: str = ""  # staff: move past a gate that refuses it, saying why
 
 
 @router.put("/{name}/aliases/{alias}", response={200: AliasOut, **ERRORS}, auth=WRITE)
 def put_alias(request, name: str, alias: str, body: AliasIn):
-    """Point an alias at a version (staff only); every move is recorded."""
-    moved = move_alias(version=_version(name, str(body.version)), name=alias, user=request.user)
-    return AliasOut(tokenizer=name, alias=moved.name, version=moved.version.number)
+    """Point an alias at a version (staff only); every move is recorded. A gated alias answers
+    409 naming each failed check (ids kept, goldens, metrics) unless ``force_reason`` is
+    given; the move then records the checks and the reason."""
+    moved = move_alias(version=_version(name, str(body.version)), name=alias, user=request.user,
+                       force_reason=body.force_reason)
+    last = moved.moves.order_by("-moved_at", "-id").first()
+    return AliasOut(tokenizer=name, alias=moved.name, version=moved.version.number,
+                    gate_tolerance=moved.gate_tolerance,
+                    gate_checks=last.gate_checks if last else [],
+                    forced_reason=last.forced_reason if last else "")
+
+
+class GateIn(Body):
+    tolerance: float | None  # a share (0.01: 1%); null lifts the gate
+
+
+@router.put("/{name}/aliases/{alias}/gate", response={200: AliasOut, **ERRORS}, auth=WRITE)
+def put_gate(request, name: str, alias: str, body: GateIn):
+    """Gate an alias (staff only): a move must keep every id, every golden, and every headline
+    metric within ``tolerance`` of the current target's."""
+    gated = set_gate(alias=find_alias(tokenizer_name=name, name=alias),
+                     tolerance=body.tolerance, user=request.user)
+    return AliasOut(tokenizer=name, alias=gated.name, version=gated.version.number,
+                    gate_tolerance=gated.gate_tolerance)
+
+
+class GoldenIn(Body):
+    version: int  # the version whose ids are pinned
+    text: str
+
+
+@router.post("/{name}/goldens", response={201: GoldenOut, **ERRORS}, auth=WRITE)
+def post_golden(request, name: str, body: GoldenIn):
+    """Pin a golden text with the ids a version gives it (the owner or staff)."""
+    golden = pin_golden(version=_version(name, str(body.version)), text=body.text,
+                        user=request.user)
+    return Status(201, GoldenOut.of(golden, kept=True))
+
+
+class GoldensOut(Schema):
+    version: str  # NAME@NUMBER asked about
+    goldens: list[GoldenOut]
+
+
+@router.get("/{name}/versions/{ref}/goldens", response={200: GoldensOut, **ERRORS}, auth=READ)
+def version_goldens(request, name: str, ref: str):
+    """Each golden of the tokenizer, and whether this version keeps it (gives the pinned ids)."""
+    version = _version(name, ref)
+    return GoldensOut(version=version.label, goldens=[
+        GoldenOut.of(golden, kept) for golden, kept in goldens_kept(version)])
 
 
 @router.post("/{name}/versions/{ref}/publish", response={200: VersionOut, **ERRORS}, auth=WRITE)

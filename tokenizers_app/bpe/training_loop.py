@@ -11,8 +11,7 @@ count, then by the tie-break (``tie_break_key``, the one place the rule is writt
 Words are ``bytes`` (byte-level BPE: each byte is its own symbol) or tuples of indices into an
 alphabet of symbols given as their UTF-8 bytes (character-level BPE).
 
-Plain twin: ``reference_train`` in tests/bpe/reference.py, which recounts every pair for every
-merge; tests/bpe/test_training.py checks this loop against it.
+Plain twin (recounting every pair per merge), checked in test_training.py: ``reference_train``.
 """
 
 from __future__ import annotations
@@ -200,9 +199,10 @@ def symbol_array(words, alphabet_size: int = 256) -> array:
 
 def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num_merges: int,
                  min_frequency: int = 1, ticker=None, alphabet: list[bytes] | None = None,
-                 ) -> tuple[list[tuple[bytes, bytes]], list[int]]:
+                 skip_known: bool = False) -> tuple[list[tuple[bytes, bytes]], list[int]]:
     """Learn up to ``num_merges`` merges over weighted words; returns (merges, merge counts).
     ``alphabet`` (default: the 256 single bytes) holds the initial symbols; words index it.
+    ``skip_known`` (extension): a pair that would make a token already made is never learned.
 
     ``learn_merges({b"aaa": 2}, 2) -> ([(b"a", b"a"), (b"aa", b"a")], [4, 2])``;
     ``learn_merges({(0, 0, 1): 2}, 5, alphabet=[b"a", b"a</w>"]) -> ([(b"a", b"a</w>"),
@@ -210,6 +210,7 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
     """
     tokens = list(alphabet) if alphabet is not None else [bytes([b]) for b in range(256)]
     keys = [tie_break_key(t) for t in tokens]  # tokens: internal id -> bytes
+    known = set(tokens) if skip_known else None  # tokens made so far, when they are skipped
     if ticker:
         ticker("merge", 0, num_merges, force=True)
     state = MergeState(word_counts, len(tokens),
@@ -219,8 +220,7 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
             for pair, count in state.counts.items() if count > 0]
     heapq.heapify(heap)
     deferred = Deferred()
-    merges: list[tuple[bytes, bytes]] = []
-    counts: list[int] = []
+    merges, counts = [], []  # list[tuple[bytes, bytes]], and each merge's count
     while len(merges) < num_merges:
         # choose the best pair: highest count, then the tie-break
         pair, count = _pop_best(heap, state.counts)
@@ -234,8 +234,11 @@ def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num
             pair, count = _pop_best(heap, state.counts)
         if pair is None or count < min_frequency:
             break
-        # record the merge as a new token
         left, right = tokens[pair >> SHIFT], tokens[pair & LOW]
+        if known is not None and (left + right in known or known.add(left + right)):
+            state.counts[pair] = 0  # already a token (skip_known): left apart for good
+            continue
+        # record the merge as a new token
         merges.append((left, right))
         counts.append(count)
         tokens.append(left + right)

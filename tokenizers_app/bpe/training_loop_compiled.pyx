@@ -357,7 +357,7 @@ cdef class _Loop:
 
 
 def learn_merges(word_counts, Py_ssize_t num_merges, min_frequency=1, ticker=None,
-                 alphabet=None):
+                 alphabet=None, skip_known=False):
     """``training_loop.learn_merges``, compiled: (merges, merge counts), the same to the byte."""
     cdef _Loop loop = _Loop()
     loop.tokens = []
@@ -378,6 +378,7 @@ def learn_merges(word_counts, Py_ssize_t num_merges, min_frequency=1, ticker=Non
         if loop.count[i] > 0:
             loop.push(loop.count[i], <int32_t>i)
     merges, counts = [], []
+    known = set(loop.tokens) if skip_known else None
     cdef int32_t best
     cdef int64_t count, floor = min_frequency
     while len(merges) < num_merges:
@@ -388,8 +389,13 @@ def learn_merges(word_counts, Py_ssize_t num_merges, min_frequency=1, ticker=Non
         count = loop.count[best]
         if count < floor:
             break
-        # record the merge as a new token
         left, right = loop.tokens[loop.left[best]], loop.tokens[loop.right[best]]
+        if known is not None:
+            if left + right in known:  # already a token: never learned (see skip_known)
+                loop.count[best] = 0
+                continue
+            known.add(left + right)
+        # record the merge as a new token
         merges.append((left, right))
         counts.append(count)
         loop.add_token(left + right)

@@ -2,7 +2,7 @@
 One module per kind of record; a change of one row's state is a method on its model or
 QuerySet."""
 
-from .aliases import ALIAS_PATTERN, Alias, AliasMove
+from .aliases import ALIAS_PATTERN, Alias, AliasMove, GoldenEncoding
 from .api_keys import ApiKey
 from .contents import EngineFile, MergeRule, VocabEntry
 from .corpora import Corpus, CorpusQuerySet
@@ -14,5 +14,6 @@ from .runs import Algorithm, CountPart, Kind, TrainingRun
 from .versions import Tokenizer, TokenizerVersion, VersionQuerySet
 
 __all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus",
-           "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "Kind", "MergeRule", "ParallelMember", "ParallelSet", "Tokenizer", "TokenizerVersion",
+           "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "GoldenEncoding", "Kind",
+           "MergeRule", "ParallelMember", "ParallelSet", "Tokenizer", "TokenizerVersion",
            "TrainingRun", "VersionQuerySet", "VocabEntry", "check_language", "check_name"]

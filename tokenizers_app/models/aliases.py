@@ -36,6 +36,10 @@ class Alias(models.Model):
     moved_at = models.DateTimeField(default=timezone.now)
     moved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                  on_delete=models.SET_NULL, related_name="+")
+    gate_tolerance = models.FloatField(
+        null=True, blank=True, help_text="a gate (set by staff): a move must keep every id "
+        "(identical or extends), every golden, and no headline metric worse than the current "
+        "target's by more than this share (0.01: 1%); null: no gate")
 
     class Meta:
         verbose_name_plural = "aliases"
@@ -57,6 +61,9 @@ class AliasMove(models.Model):
     moved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                  on_delete=models.SET_NULL, related_name="+")
     moved_at = models.DateTimeField(default=timezone.now)
+    gate_checks = models.JSONField(default=list, blank=True, help_text=(
+        "the gate's checks at this move: [{name, passed, detail}] (empty: no gate)"))
+    forced_reason = models.TextField(blank=True, help_text="why staff forced a refused move")
 
     class Meta:
         ordering = ["-moved_at", "-id"]
@@ -65,3 +72,23 @@ class AliasMove(models.Model):
         """``prose-bpe@production: 1 → 2`` (``new → 1`` when the move created the alias)."""
         start = self.from_version.number if self.from_version_id else "new"
         return f"{self.alias}: {start} → {self.to_version.number}"
+
+
+class GoldenEncoding(models.Model):
+    """A text pinned on a tokenizer with the ids a chosen version gives it: a version that gives
+    other ids does not keep this golden (an alias gate refuses a move to it)."""
+
+    tokenizer = models.ForeignKey("Tokenizer", on_delete=models.CASCADE, related_name="goldens")
+    text = models.TextField()
+    ids = models.JSONField(help_text="the ids that pinned_from gives the text (encode_ordinary)")
+    pinned_from = models.ForeignKey("TokenizerVersion", on_delete=models.PROTECT,
+                                    related_name="+")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["tokenizer__name", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.tokenizer.name}: {self.text[:40]!r}"

@@ -110,6 +110,10 @@ class TrainingRun(models.Model):
     stage_seconds = models.JSONField(default=dict, blank=True)
     fanout_parts = models.PositiveIntegerField(default=0,
                                                help_text="count tasks (0: counted in one task)")
+    extends = models.ForeignKey("TokenizerVersion", null=True, blank=True,
+                                on_delete=models.PROTECT, related_name="extension_runs",
+                                help_text="an extension run: the parent version whose merges it "
+                                          "continues (every parent id kept)")
     versions = models.ManyToManyField("TokenizerVersion", blank=True, related_name="runs",
                                       help_text="the versions this run resulted in")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,

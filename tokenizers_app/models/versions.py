@@ -251,13 +251,15 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
         found = {"source": self.source, "source_detail": self.source_detail,
                  "digest": self.digest, "created_at": self.created_at.isoformat(),
                  "created_by": self.created_by.get_username() if self.created_by else None,
-                 "training_run": None}
+                 "training_run": None, "extends": None}
         if run is not None:
+            found["extends"] = run.extends.label if run.extends_id else None
             found["training_run"] = {
                 "id": run.pk, "algorithm": run.algorithm, **run.char_options,
                 "vocab_size": run.vocab_size, "pattern": run.pattern,
                 "special_tokens": run.special_tokens, "min_frequency": run.min_frequency,
                 "sweep": run.sweep, "stage_seconds": run.stage_seconds,
+                "extends": run.extends.label if run.extends_id else None,
                 "merges_per_second": run.merges_per_second,
                 "corpora": [{"name": c.name, "sha256": c.sha256, "size_bytes": c.size_bytes,
                              "weight": run.weight_of(c)}

@@ -16,11 +16,10 @@ from django.utils import timezone
 from ..bpe import TrainingCancelled, TrainResult
 from ..bpe.char_bpe import CharTrainResult
 from ..bpe.canonical import content_digest
-from ..bpe.char_bpe import prefix_char_tokenizer
 from ..bpe.compiled import CORE_PATH
-from ..bpe.training import prefix_tokenizer
 from ..errors import REFUSALS, is_disk_full, is_library_panic, panic_words
 from ..models import TokenizerVersion, TrainingRun
+from .extension_results import sweep_prefix
 from .heartbeats import Heartbeat
 from .versions import add_version
 
@@ -136,7 +135,7 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter,
     in one transaction; a cancel that arrived meanwhile wins and nothing is saved."""
     reporter.progress(Stage.SAVE, 0, 1)
     full = result.tokenizer()
-    prefix = prefix_char_tokenizer if run.algorithm == "char_bpe" else prefix_tokenizer
+    prefix = sweep_prefix(run)  # the tokenizer of a smaller vocab size, from the full one
     cores = [prefix(full, size) for size in run.sweep] + [full]
     digests = [content_digest(core) for core in cores]
     with transaction.atomic():

@@ -25,6 +25,7 @@ from ..bpe.training import Ticker, train_from_counts
 from ..models import Algorithm, Corpus, CountPart, TrainingRun
 from ..storage import ObjectRanges, get_store
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
+from .extension_results import extend_counts
 from .queue import send_on_commit
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,9 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
     reporter = RunReporter(run, seconds={Stage.COUNT: elapsed})
     with recording_outcome(run):
         counts = merged_part_counts(run=run, attempt=attempt)
-        if run.algorithm == Algorithm.CHAR_BPE:
+        if run.extends_id is not None:  # an extension run (services.extensions)
+            result = extend_counts(run=run, counts=counts, reporter=reporter)
+        elif run.algorithm == Algorithm.CHAR_BPE:
             options = run.char_options
             result = train_char_from_counts(
                 {word.decode(): count for word, count in counts.items()}, run.vocab_size,

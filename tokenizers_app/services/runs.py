@@ -21,6 +21,7 @@ from ..errors import Damaged, Invalid, NotFound
 from ..models import Algorithm, Corpus, TrainingRun, check_name
 from ..storage import get_store, local_copy
 from .attempts import RunReporter, recording_outcome, save_training_result
+from .extension_results import extend_files
 from .fanout import fan_out_counting
 from .permissions import OPERATOR, check_may_cancel, recorded
 from .queue import QueueUnavailable, send_on_commit
@@ -122,6 +123,9 @@ def resolve_corpora(corpora) -> list[Corpus]:
     corpora = list(corpora or [])
     if not corpora:
         raise Invalid("choose at least one corpus to train on", field="corpus")
+    if any(isinstance(c, dict) for c in corpora):
+        raise Invalid("an extension run takes its corpora without weights: give their names",
+                      field="corpus")
     names = [c.name if isinstance(c, Corpus) else c for c in corpora]
     return Corpus.objects.by_names(names)
 
@@ -173,6 +177,9 @@ def execute_training_run(*, run_id: int) -> None:
             paths = [copies.enter_context(local_copy(get_store(), corpus.file.name,
                                                      corpus.sha256, corpus.size_bytes))
                      for corpus in corpora]
+            if run.extends_id is not None:  # an extension run (services.extensions)
+                result = extend_files(run=run, paths=paths, reporter=reporter)
+                return save_training_result(run=run, reporter=reporter, result=result)
             if run.algorithm == Algorithm.CHAR_BPE:
                 options = run.char_options
                 result = train_char_bpe(paths, run.vocab_size, run.special_tokens,

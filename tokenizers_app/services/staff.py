@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from ..errors import Conflict, Invalid
 from ..models import ALIAS_PATTERN, Alias, AliasMove, TokenizerVersion
+from .gates import checked_move
 from .permissions import check_staff, recorded
 
 
@@ -53,9 +54,11 @@ def check_alias_name(name) -> str:
     return name
 
 
-def move_alias(*, version: TokenizerVersion, name: str, user) -> Alias:
+def move_alias(*, version: TokenizerVersion, name: str, user, force_reason: str = "") -> Alias:
     """Point the alias ``name`` of the version's tokenizer at ``version`` (creating it), and
-    record the move: staff only."""
+    record the move: staff only. A gated alias (``services.gates``) refuses a move that fails
+    its checks (``GateRefused``, 409) unless ``force_reason`` says why; the move records the
+    checks and the reason."""
     check_staff(user, "move aliases")
     check_alias_name(name)
     if version.status != TokenizerVersion.Status.READY:
@@ -66,10 +69,12 @@ def move_alias(*, version: TokenizerVersion, name: str, user) -> Alias:
         previous = alias.version if alias else None
         if previous == version:
             return alias
+        checks, reason = checked_move(alias=alias, target=version, force_reason=force_reason)
         if alias is None:
             alias = Alias(tokenizer=version.tokenizer, name=name)
         alias.version, alias.moved_by, alias.moved_at = version, recorded(user), timezone.now()
         alias.save()
         AliasMove.objects.create(alias=alias, from_version=previous, to_version=version,
-                                 moved_by=alias.moved_by, moved_at=alias.moved_at)
+                                 moved_by=alias.moved_by, moved_at=alias.moved_at,
+                                 gate_checks=checks, forced_reason=reason)
     return alias

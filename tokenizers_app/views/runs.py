@@ -11,8 +11,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from ..errors import RegistryError
-from ..forms import PATTERNS, RunForm, add_service_error
-from ..models import Evaluation, TrainingRun
+from ..forms import PATTERNS, ExtendForm, RunForm, add_service_error
+from ..models import Evaluation, TokenizerVersion, TrainingRun
+from ..services.extensions import start_extension_run
 from ..services.queue import QueueUnavailable
 from ..services.deletions import delete_run, run_dependents
 from ..services.permissions import may_cancel, may_delete
@@ -32,6 +33,8 @@ def run_list(request):
 
 @login_required
 def run_new(request):
+    if "extends" in request.GET or "extends" in request.POST:
+        return run_extend(request)
     form = RunForm(request.POST or None, initial=RunForm.initial_from(request.GET))
     status = 400 if form.errors else 200
     if request.method == "POST":  # every error at once: the form's and the workflow's
@@ -43,7 +46,8 @@ def run_new(request):
     if request.method == "POST" and valid and not refusals:
         data = form.cleaned_data
         try:
-            run = start_training_run(corpora=form.corpora_value(), tokenizer_name=data["tokenizer"],
+            run = start_training_run(corpora=form.corpora_value(),
+                                     tokenizer_name=data["tokenizer"],
                                      created_by=request.user, **form.run_parameters())
         except QueueUnavailable as unsent:
             messages.warning(request, str(unsent))
@@ -54,6 +58,42 @@ def run_new(request):
             messages.success(request, f"run {run.pk} queued")
             return redirect("run", run_id=run.pk)
     return render(request, "tokenizers_app/run_new.html", {"form": form}, status=status)
+
+
+def run_extend(request):
+    """The run form of an extension run ("Extend this version" on a version page prefills it)."""
+    initial = {name: request.GET[name] for name in ExtendForm.base_fields if name in request.GET}
+    if "vocab_size" not in initial:
+        initial["vocab_size"] = suggested_size(initial.get("extends", ""))
+    form = ExtendForm(request.POST or None, initial=initial)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = start_extension_run(extends=data["extends"], corpora=[data["corpus"]],
+                                      vocab_size=data["vocab_size"],
+                                      min_frequency=data["min_frequency"], sweep=data["sweep"],
+                                      created_by=request.user)
+        except QueueUnavailable as unsent:
+            messages.warning(request, str(unsent))
+            return redirect("run", run_id=unsent.record.pk)
+        except (RegistryError, ValueError) as exc:
+            status = add_service_error(form, exc)
+        else:
+            messages.success(request, f"run {run.pk} queued: extends {run.extends.label}")
+            return redirect("run", run_id=run.pk)
+    elif form.errors:
+        status = 400
+    return render(request, "tokenizers_app/run_extend.html", {"form": form}, status=status)
+
+
+def suggested_size(ref: str) -> int | None:
+    """A first total for extending ``ref``: an eighth more tokens (at least 256)."""
+    try:
+        size = TokenizerVersion.objects.resolve(ref).vocab_size
+    except RegistryError:
+        return None
+    return size + max(256, size // 8)
 
 
 @readable
@@ -95,6 +135,10 @@ def weighted_line(run: TrainingRun, corpus) -> str:
 def rerun_params(run: TrainingRun, corpora: list) -> dict:
     """The run form's fields for ``run``'s parameters, as GET parameters that prefill it
     ("Run again with changes")."""
+    if run.extends_id is not None:
+        return {"extends": run.extends.label, "corpus": corpora[0].name if corpora else "",
+                "vocab_size": run.vocab_size, "min_frequency": run.min_frequency,
+                "sweep": ", ".join(map(str, run.sweep))}
     first, *more = corpora or [None]
     common = {"tokenizer": run.tokenizer.name, "corpus": first.name if first else "",
               "weight": run.weight_of(first) if first else 1,

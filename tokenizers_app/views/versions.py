@@ -19,6 +19,8 @@ from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download, version_download_formats
 from ..services.evaluations import request_evaluation
+from ..services.extensions import EXTENDABLE
+from ..services.gates import goldens_kept
 from ..services.deletions import delete_tokenizer, tokenizer_dependents
 from ..services.permissions import may_add_version, may_delete
 from ..services.versions import IMPORT_FORMATS
@@ -38,7 +40,8 @@ def _version(name: str, ref: str) -> TokenizerVersion:
 @readable
 def tokenizer_detail(request, name):
     tokenizer = get_object_or_404(Tokenizer, name=name)
-    versions = tokenizer.versions.latest_first().prefetch_related("aliases")
+    versions = tokenizer.versions.latest_first().prefetch_related("aliases").select_related(
+        "training_run__extends")
     deletable = may_delete(request.user, tokenizer.owner_id)
     return render(request, "tokenizers_app/tokenizer.html", {
         "tokenizer": tokenizer, "versions": versions,
@@ -77,6 +80,12 @@ def version_detail(request, name, ref):
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
+        "extendable": version.algorithm in EXTENDABLE,
+        "goldens": goldens_kept(version),
+        "may_pin": may_add_version(request.user, version.tokenizer),
+        "parent": version.training_run.extends if version.training_run_id else None,
+        "previous": version.tokenizer.versions.ready().filter(number__lt=version.number)
+        .order_by("-number").first(),
         "lengths": {"lengths": [length for length, _ in lengths],
                     "tokens": [tokens for _, tokens in lengths]}})
 

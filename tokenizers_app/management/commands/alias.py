@@ -1,4 +1,5 @@
-"""``manage.py alias NAME@REF ALIAS --user STAFF``"""
+"""``manage.py alias NAME@REF ALIAS --user STAFF [--force-reason TEXT]``: a gated alias refuses
+a move that fails its checks, naming each, unless a reason forces it (recorded)."""
 
 from django.core.management.base import BaseCommand
 
@@ -15,10 +16,15 @@ class Command(BaseCommand):
         parser.add_argument("ref", help="the version, NAME@NUMBER or NAME@ALIAS")
         parser.add_argument("alias", help="e.g. production or candidate")
         parser.add_argument("--user", required=True, help="the staff user making the move")
+        parser.add_argument("--force-reason", default="",
+                            help="move past a gate that refuses it; the reason is recorded")
 
     def handle(self, *args, ref, alias, user, **options):
         found = user_named(user)
         with refusals_as_command_errors():
             moved = move_alias(version=TokenizerVersion.objects.resolve(ref), name=alias,
-                               user=found)
-        self.stdout.write(f"{moved.tokenizer.name}@{moved.name} -> version {moved.version.number}")
+                               user=found, force_reason=options["force_reason"])
+        last = moved.moves.order_by("-moved_at", "-id").first()
+        forced = f" (forced past the gate: {last.forced_reason})" if last.forced_reason else ""
+        self.stdout.write(f"{moved.tokenizer.name}@{moved.name} -> version "
+                          f"{moved.version.number}{forced}")

@@ -1,6 +1,8 @@
-"""``manage.py train --corpus NAME[:WEIGHT] --tokenizer NAME --vocab-size N [--wait] [--user NAME]``;
+"""``manage.py train --corpus NAME[:WEIGHT] --tokenizer NAME --vocab-size N [--wait]
+[--user NAME]``;
 character-level BPE: ``--algorithm char_bpe [--lowercase] [--split word_punct]
-[--min-word-frequency N]``."""
+[--min-word-frequency N]``; an extension run: ``--extends NAME@REF --corpus NAME --vocab-size N``
+(the parent's tokenizer, pattern, split and special tokens are kept)."""
 
 import time
 
@@ -10,10 +12,14 @@ from tokenizers_app.management.errors import refusals_as_command_errors
 from tokenizers_app.management.users import acting_user, add_user_argument
 from tokenizers_app.models import TrainingRun
 from tokenizers_app.services.queue import QueueUnavailable
+from tokenizers_app.services.extensions import start_extension_run
 from tokenizers_app.services.runs import cancel_training_run, start_training_run
 
 WAIT_HINT_SECONDS = 10
 PRINT_SECONDS = 5
+KEPT_FROM_PARENT = {"special_tokens": "--special-token", "pattern": "--pattern",
+                    "lowercase": "--lowercase", "split": "--split",
+                    "min_word_frequency": "--min-word-frequency"}
 
 
 def corpus_argument(value: str):
@@ -38,7 +44,11 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", action="append", required=True,
                             help="corpus name, or NAME:WEIGHT to multiply its counts by a whole "
                                  "number from 1 to 100 (repeat to train on several)")
-        parser.add_argument("--tokenizer", required=True, help="the tokenizer to add a version to")
+        parser.add_argument("--tokenizer", default=None,
+                            help="the tokenizer to add a version to (required unless --extends)")
+        parser.add_argument("--extends", default=None, metavar="NAME@REF",
+                            help="extend this version: continue its merges on the corpora, "
+                                 "keeping every id; a new version of the same tokenizer")
         parser.add_argument("--vocab-size", type=int, required=True,
                             help="all tokens: special tokens + 256 bytes (byte_bpe) or the "
                                  "alphabet (char_bpe) + merges")
@@ -66,21 +76,39 @@ class Command(BaseCommand):
         self.user = acting_user(options["user"])
         with refusals_as_command_errors():
             try:
-                run = start_training_run(
-                    corpora=[corpus_argument(c) for c in options["corpus"]], tokenizer_name=options["tokenizer"],
-                    vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
-                    pattern=options["pattern"], min_frequency=options["min_frequency"],
-                    sweep=options["sweep"], algorithm=options["algorithm"],
-                    lowercase=options["lowercase"], split=options["split"],
-                    min_word_frequency=options["min_word_frequency"], created_by=self.user)
+                run = self.start(options)
             except QueueUnavailable as unsent:  # saved: it is sent when the queue is back
                 run = unsent.record
                 self.stderr.write(f"warning: {unsent}")
             else:
+                extends = f", extends {run.extends.label}" if run.extends_id else ""
                 self.stdout.write(f"queued run {run.pk}: {run.tokenizer.name}, {run.algorithm}, "
-                                  f"vocab size {run.vocab_size}")
+                                  f"vocab size {run.vocab_size}{extends}")
         if options["wait"]:
             self.follow(run)
+
+    def start(self, options) -> TrainingRun:
+        if options["extends"]:
+            given = [flag for name, flag in KEPT_FROM_PARENT.items() if options[name] is not None]
+            if given or options["algorithm"] != "byte_bpe":
+                raise CommandError(f"{(given or ['--algorithm'])[0]} is kept from the parent "
+                                   f"{options['extends']}: an extension run takes --corpus, "
+                                   f"--vocab-size, --min-frequency and --sweep")
+            return start_extension_run(
+                extends=options["extends"], corpora=[corpus_argument(c) for c in options["corpus"]],
+                vocab_size=options["vocab_size"], min_frequency=options["min_frequency"],
+                sweep=options["sweep"], tokenizer_name=options["tokenizer"],
+                created_by=self.user)
+        if not options["tokenizer"]:
+            raise CommandError("give --tokenizer NAME (or --extends NAME@REF)")
+        return start_training_run(
+            corpora=[corpus_argument(c) for c in options["corpus"]],
+            tokenizer_name=options["tokenizer"],
+            vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
+            pattern=options["pattern"], min_frequency=options["min_frequency"],
+            sweep=options["sweep"], algorithm=options["algorithm"],
+            lowercase=options["lowercase"], split=options["split"],
+            min_word_frequency=options["min_word_frequency"], created_by=self.user)
 
     def follow(self, run: TrainingRun) -> None:
         try:

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tokenizers_app', '0015_languages_parallel_sets'),
+        ('tokenizers_app', '0016_evolution'),
     ]
 
     operations = [

@@ -1,0 +1,87 @@
+"""Extension runs: a new version of a tokenizer that continues a parent version's merges on new
+corpora, so that every parent id keeps its token and role and new ids follow the parent's
+largest (``bpe/extension.py``). A run like any other (queue, fan-out, progress, cancel, reaper,
+sweeps), whose row names its parent (``TrainingRun.extends``)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from .. import tasks
+from ..bpe.parameters import check_training_parameters
+from ..errors import Invalid, NotFound
+from ..models import Algorithm, Corpus, TokenizerVersion, TrainingRun
+from .permissions import OPERATOR, recorded
+from .queue import QueueUnavailable, send_on_commit
+from .runs import resolve_corpora
+from .versions import check_may_add_to, tokenizer_to_add_to
+
+EXTENDABLE = (Algorithm.BYTE_BPE, Algorithm.CHAR_BPE)
+
+
+def extendable_parent(ref: str) -> TokenizerVersion:
+    """The version ``NAME@REF`` names, if its kind can be extended (``Invalid`` in words, with
+    field ``extends``, when not)."""
+    parent = TokenizerVersion.objects.select_related("tokenizer").resolve(ref)
+    if parent.algorithm not in EXTENDABLE:
+        raise Invalid(f"{parent.label} is a {parent.get_algorithm_display()}: extension runs "
+                      f"continue the merges of byte-level or character-level BPE versions. "
+                      f"Unigram and WordPiece have no merge order to continue, and "
+                      f"SentencePiece or tokenizer.json BPE models are not extended here yet",
+                      field="extends")
+    return parent
+
+
+def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency: int = 1,
+                        sweep=(), tokenizer_name: str | None = None,
+                        created_by=OPERATOR) -> TrainingRun:
+    """Validate, commit the run row (its pattern, special tokens and options are the parent's),
+    and enqueue its task once committed. The result is a new version of the parent's tokenizer:
+    ``tokenizer_name``, when given, must be that tokenizer's name."""
+    parent = extendable_parent(extends)
+    name = parent.tokenizer.name
+    if tokenizer_name not in (None, "", name):
+        raise Invalid(f"an extension of {parent.label} is a new version of {name!r}, not of "
+                      f"{tokenizer_name!r}: leave the tokenizer out, or name {name!r}",
+                      field="tokenizer")
+    check_may_add_to(name=name, user=created_by)
+    if vocab_size is None or int(vocab_size) <= parent.vocab_size:
+        raise Invalid(f"vocab_size {vocab_size} must be above the {parent.vocab_size:,} tokens of "
+                      f"{parent.label}: an extension only adds tokens", field="vocab_size")
+    if sweep and parent.algorithm == Algorithm.CHAR_BPE:
+        raise Invalid("a sweep of a character-level extension is not built (its new characters "
+                      "come before its new merges): leave the sweep out", field="sweep")
+    bad_sweep = [size for size in sweep if size <= parent.vocab_size]
+    if bad_sweep:
+        raise Invalid(f"sweep size {bad_sweep[0]} must be above the {parent.vocab_size:,} "
+                      f"tokens of {parent.label}", field="sweep")
+    params = check_training_parameters(
+        vocab_size=vocab_size, min_frequency=min_frequency, sweep=sweep,
+        max_vocab_size=settings.MAX_VOCAB_SIZE)
+    corpora = resolve_corpora(corpora)
+    options = {"sweep": params.sweep} if params.sweep else {}
+    if parent.algorithm == Algorithm.CHAR_BPE:
+        options.update(lowercase=parent.options.get("lowercase", False), split=parent.pattern,
+                       min_word_frequency=1)
+    unsent: list[Exception] = []
+    with transaction.atomic():
+        kept = Corpus.objects.select_for_update().filter(pk__in=[c.pk for c in corpora])
+        if kept.count() < len(corpora):
+            raise NotFound("a corpus of this run was deleted meanwhile: choose the corpora again")
+        tokenizer = tokenizer_to_add_to(name=name, user=created_by)
+        run = TrainingRun.objects.create(
+            tokenizer=tokenizer, algorithm=parent.algorithm, vocab_size=params.vocab_size,
+            special_tokens=parent.special_tokens,
+            pattern="" if parent.algorithm == Algorithm.CHAR_BPE else parent.pattern,
+            min_frequency=params.min_frequency, options=options, extends=parent,
+            created_by=recorded(created_by), heartbeat_at=timezone.now())
+        run.corpora.set(corpora)
+        send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
+    if unsent:
+        run.mark_unsent()
+        raise QueueUnavailable(run, f"run {run.pk} is saved, but the task queue does not answer "
+                                    f"(the reason is in the server's log): the run waits for "
+                                    f"the queue and is sent when it is back")
+    return run
