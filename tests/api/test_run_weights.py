@@ -72,3 +72,14 @@ def test_the_train_command_refuses_bad_weights_in_words(registry, other, argumen
                      "--vocab-size", "300")
     assert words in str(refused.value)
     assert TrainingRun.objects.count() == before
+
+
+def test_an_extension_run_refuses_weighted_corpora_in_words(client, registry, other):
+    before = TrainingRun.objects.count()
+    refused = post_json(client, "/api/runs", {
+        "extends": registry["small"].label, "vocab_size": 340,
+        "corpora": [{"name": "xx", "weight": 2}]}, **bearer(registry["staff_key"]))
+
+    assert refused.status_code == 400, refused.content
+    assert "an extension run takes its corpora without weights" in refused.json()["detail"]
+    assert TrainingRun.objects.count() == before
