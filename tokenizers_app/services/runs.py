@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from .. import tasks
 from ..bpe import train_bpe, train_char_bpe
-from ..bpe.counting import check_weights
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
@@ -21,6 +20,7 @@ from ..errors import Damaged, Invalid, NotFound
 from ..models import Algorithm, Corpus, TrainingRun, check_name
 from ..storage import get_store, local_copy
 from .attempts import RunReporter, recording_outcome, save_training_result
+from .corpus_weights import resolve_corpora, weighted_names
 from .extension_results import extend_files
 from .fanout import fan_out_counting
 from .permissions import OPERATOR, check_may_cancel, recorded
@@ -55,7 +55,8 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         pattern=pattern, min_frequency=min_frequency, sweep=sweep, lowercase=lowercase,
         split=split, min_word_frequency=min_word_frequency,
         max_vocab_size=settings.MAX_VOCAB_SIZE, max_sweep_sizes=settings.MAX_SWEEP_SIZES)
-    corpora, weights = resolve_weighted_corpora(corpora)
+    names, weights = weighted_names(corpora)
+    corpora = resolve_corpora(names)
     char_level = params.algorithm == Algorithm.CHAR_BPE
     if not char_level:
         check_pattern_on_samples(params.pattern, corpora)
@@ -78,56 +79,6 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
                                     f"(the reason is in the server's log): the run waits for "
                                     f"the queue and is sent when it is back")
     return run
-
-
-def resolve_weighted_corpora(corpora) -> tuple[list[Corpus], dict[str, int]]:
-    """Corpus objects, and the weights other than 1 by corpus name, for a list of corpora,
-    corpus names, or ``{"name": ..., "weight": ...}`` (a weight is a whole number from 1 to
-    ``MAX_CORPUS_WEIGHT``; 1 when not given). A bad weight or a corpus given twice is
-    ``Invalid`` in words."""
-    items = list(corpora or [])
-    names, weights = [], {}
-    for index, item in enumerate(items):
-        name, weight = _name_and_weight(index, item)
-        if name in names:
-            raise Invalid(f"corpus {name!r} is given twice: give it once, with a weight to count "
-                          f"it more", field="corpus")
-        names.append(name)
-        if weight != 1:
-            weights[name] = weight
-    return resolve_corpora(names), weights
-
-
-def _name_and_weight(index: int, item) -> tuple[str, int]:
-    if isinstance(item, Corpus):
-        return item.name, 1
-    if isinstance(item, str):
-        return item, 1
-    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-        raise Invalid(f"corpus {index + 1} of the list is neither a name nor "
-                      f'{{"name": ..., "weight": ...}}', field="corpus")
-    unknown = sorted(set(item) - {"name", "weight"})
-    if unknown:
-        raise Invalid(f"corpus {item['name']!r}: {', '.join(unknown)} is not a field of a "
-                      f"weighted corpus (name, weight)", field="corpus")
-    weight = item.get("weight", 1)
-    try:
-        check_weights([weight])
-    except ValueError as exc:
-        raise Invalid(f"corpus {item['name']!r}: {exc}", field="weight") from None
-    return item["name"], weight
-
-
-def resolve_corpora(corpora) -> list[Corpus]:
-    """Corpus objects for a list of corpora or corpus names (an unknown name is ``NotFound``)."""
-    corpora = list(corpora or [])
-    if not corpora:
-        raise Invalid("choose at least one corpus to train on", field="corpus")
-    if any(isinstance(c, dict) for c in corpora):
-        raise Invalid("an extension run takes its corpora without weights: give their names",
-                      field="corpus")
-    names = [c.name if isinstance(c, Corpus) else c for c in corpora]
-    return Corpus.objects.by_names(names)
 
 
 PATTERN_SAMPLE_BYTES = 64 * 1024
