@@ -4,6 +4,7 @@ answers with the status of its class (``errors.RegistryError.status``)."""
 
 from django import forms
 
+from .bpe.counting import MAX_CORPUS_WEIGHT
 from .bpe.formats import FORMATS
 from .bpe.formats.tiktoken import PUBLISHED
 from .bpe.parameters import MIN_FREQUENCY_BOUNDS, UNK
@@ -61,6 +62,13 @@ class RunForm(forms.Form):
                                 "tokenizer you own to add a version to")
     corpus = forms.ModelChoiceField(Corpus.objects.order_by("name"), to_field_name="name",
                                     empty_label=None)
+    weight = forms.IntegerField(
+        initial=1, required=False, help_text="the corpus's counts are multiplied by this before "
+        "merging (1 to 100): more weight on a language lowers its token premium",
+        widget=forms.NumberInput(attrs={"min": 1, "max": MAX_CORPUS_WEIGHT}))
+    more_corpora = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 2}), label="More corpora",
+        help_text="one per line: NAME, or NAME:WEIGHT to count it WEIGHT times (1 to 100)")
     algorithm = forms.ChoiceField(choices=ALGORITHMS, initial="byte_bpe", required=False,
                                   widget=forms.RadioSelect)  # none chosen: byte_bpe
     pattern = forms.ChoiceField(choices=PATTERNS, initial="gpt2", required=False)  # none: gpt2
@@ -99,6 +107,31 @@ class RunForm(forms.Form):
     def clean_special_tokens(self) -> list[str]:
         return [line.strip("\r") for line in self.cleaned_data["special_tokens"].split("\n")
                 if line.strip()]
+
+    def clean_more_corpora(self) -> list:
+        """Names, and ``{"name", "weight"}`` for ``NAME:WEIGHT`` (the service checks the
+        bounds and the names)."""
+        found = []
+        for line in self.cleaned_data["more_corpora"].splitlines():
+            name, colon, weight = line.strip().rpartition(":")
+            if not colon:
+                if weight:
+                    found.append(weight)
+                continue
+            weight = weight.strip()
+            if not (weight.isascii() and weight.isdigit()):
+                raise forms.ValidationError(f"{line.strip()}: the weight after ':' is a whole "
+                                            f"number from 1 to {MAX_CORPUS_WEIGHT}")
+            found.append({"name": name.strip(), "weight": int(weight)})
+        return found
+
+    def corpora_value(self) -> list:
+        """The corpora for ``start_training_run``: the chosen one with its weight, then the
+        others."""
+        data = self.cleaned_data
+        weight = data.get("weight")
+        return [{"name": data["corpus"].name, "weight": 1 if weight is None else weight},
+                *data.get("more_corpora", [])]
 
     def clean_sweep(self) -> list[int]:
         sizes = [part.strip() for part in self.cleaned_data["sweep"].split(",") if part.strip()]

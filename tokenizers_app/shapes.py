@@ -53,6 +53,7 @@ class SourceCorpusOut(Schema):
     name: str
     sha256: str
     size_bytes: int
+    weight: int = 1  # its counts multiplied by this before merging
 
 
 class SourceRunOut(Schema):
@@ -191,6 +192,7 @@ class RunOut(Schema):
     min_frequency: int
     sweep: list[int]
     corpora: list[str]
+    corpus_weights: dict[str, int] = {}  # the corpora weighing more than 1 (name -> weight)
     versions: list[str]  # NAME@NUMBER of the versions it made
     extends: str | None = None  # an extension run: NAME@NUMBER of the parent version
     created_at: datetime
@@ -207,6 +209,7 @@ class RunOut(Schema):
                    vocab_size=run.vocab_size, pattern=run.pattern,
                    special_tokens=run.special_tokens, min_frequency=run.min_frequency,
                    sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
+                   corpus_weights=run.corpus_weights,
                    versions=[v.label for v in run.versions.all()],
                    extends=run.extends.label if run.extends_id else None,
                    created_at=run.created_at, finished_at=run.finished_at)

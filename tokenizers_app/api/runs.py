@@ -24,6 +24,14 @@ class Unsent(Schema):
     run: RunOut
 
 
+class WeightedCorpus(Body):
+    """A corpus with a weight: its word/pre-token counts are multiplied by ``weight`` (a whole
+    number from 1 to 100) before merging."""
+
+    name: str
+    weight: int = 1
+
+
 class RunIn(Body):
     """``algorithm``: ``byte_bpe`` (default; ``pattern``, default gpt2) or ``char_bpe``
     (``lowercase``, default false; ``split``: whitespace, the default, or word_punct;
@@ -34,11 +42,13 @@ class RunIn(Body):
     continues its merges on ``corpora`` up to ``vocab_size`` tokens in all, and makes a new
     version of the same tokenizer in which every parent id keeps its token. The parent's
     pattern, split, options and special tokens are kept, so giving them is a 400;
-    ``tokenizer`` may be left out."""
+    ``tokenizer`` may be left out.
+    ``corpora``: names, or ``{"name": "de", "weight": 2}`` to count a corpus more (not in
+    an extension run)."""
 
     tokenizer: str | None = None
     extends: str | None = None
-    corpora: list[str]
+    corpora: list[str | WeightedCorpus]
     vocab_size: int
     algorithm: Literal["byte_bpe", "char_bpe"] = "byte_bpe"
     special_tokens: list[str] | None = None  # byte_bpe: none; char_bpe: ["<unk>"]
@@ -58,7 +68,8 @@ def start_run(request, body: RunIn):
         if body.extends is not None:
             run = _start_extension(request, body)
         else:
-            run = start_training_run(corpora=body.corpora, tokenizer_name=body.tokenizer or "",
+            run = start_training_run(corpora=_weighted(body.corpora),
+                                     tokenizer_name=body.tokenizer or "",
                                      vocab_size=body.vocab_size,
                                      special_tokens=body.special_tokens,
                                      pattern=body.pattern,
@@ -74,13 +85,18 @@ def start_run(request, body: RunIn):
 KEPT_FROM_PARENT = ("special_tokens", "pattern", "lowercase", "split", "min_word_frequency")
 
 
+def _weighted(corpora: list) -> list:
+    """Names as they are, a weighted corpus as ``{"name", "weight"}`` for the service."""
+    return [c if isinstance(c, str) else {"name": c.name, "weight": c.weight} for c in corpora]
+
+
 def _start_extension(request, body: RunIn) -> TrainingRun:
     given = [name for name in KEPT_FROM_PARENT if getattr(body, name) is not None]
     if given or "algorithm" in body.model_fields_set:
         name = given[0] if given else "algorithm"
         raise Invalid(f"{name} is kept from the parent {body.extends}: an extension run takes "
                       f"only corpora, vocab_size, min_frequency and sweep", field=name)
-    return start_extension_run(extends=body.extends, corpora=body.corpora,
+    return start_extension_run(extends=body.extends, corpora=_weighted(body.corpora),
                                vocab_size=body.vocab_size, min_frequency=body.min_frequency,
                                sweep=body.sweep, tokenizer_name=body.tokenizer,
                                created_by=request.user)

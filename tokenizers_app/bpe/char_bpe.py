@@ -25,12 +25,15 @@ from .char_tokenizer import SPLITS, UNK, CharBPETokenizer, split_regex, word_sym
 from .corpus import StrictUtf8, iter_documents, source_size
 from .counting import (
     add_counts,
+    check_weights,
     default_workers,
     ranges_of,
     is_large_file,
     parallel_range_bytes,
     plan_ranges,
     pooled_parts,
+    scaled,
+    weight_of,
 )
 from .parameters import check_training_parameters
 from .pretokenize import iter_chunks
@@ -74,8 +77,11 @@ def train_char_bpe(source, vocab_size: int, special_tokens=(UNK,), lowercase: bo
                    min_frequency: int = 1, end_of_word_suffix: str = "</w>",
                    progress: Progress | None = None,
                    should_stop: ShouldStop | None = None,
-                   max_word_bytes: int | None = None) -> CharTrainResult:
+                   max_word_bytes: int | None = None, weights=None) -> CharTrainResult:
     """Train character-level BPE on a source (see ``corpus.iter_documents``).
+
+    ``weights``: one whole number per document (default: 1 each), multiplying its word counts
+    before merging (``counting.scaled``).
 
     The whole alphabet is always kept: a ``vocab_size`` below special tokens + alphabet gives a
     vocab of exactly those, with no merge (as Hugging Face's trainer does).
@@ -85,7 +91,8 @@ def train_char_bpe(source, vocab_size: int, special_tokens=(UNK,), lowercase: bo
     special_tokens = _check_options(special_tokens, vocab_size, min_word_frequency,
                                     min_frequency, end_of_word_suffix)
     ticker = Ticker(progress, should_stop)
-    counts = count_words(source, split_regex(split), lowercase, special_tokens, ticker)
+    counts = count_words(source, split_regex(split), lowercase, special_tokens, ticker,
+                         weights=check_weights(weights))
     return train_char_from_counts(counts, vocab_size, special_tokens, lowercase, split,
                                   min_word_frequency, min_frequency, end_of_word_suffix,
                                   progress, should_stop, max_word_bytes)
@@ -208,8 +215,10 @@ def _count_chunk(counts: Counter, chunk: str, word_re, special, lowercase: bool)
 
 
 def count_words(source, word_re: regex.Pattern, lowercase: bool, special_tokens: list[str],
-                ticker: Ticker, workers: int | None = None) -> Counter[str]:
-    """Count the words of a source; special tokens are cut out and dropped. A file of more than
+                ticker: Ticker, workers: int | None = None,
+                weights: list[int] | None = None) -> Counter[str]:
+    """Count the words of a source; special tokens are cut out and dropped; ``weights``: one
+    per document, multiplying its counts (``None``: 1 each). A file of more than
     two ranges is counted in ``workers`` processes (default: all cores), as byte-level BPE
     counts its pre-tokens (``counting.count_file_parallel``).
 
@@ -220,14 +229,21 @@ def count_words(source, word_re: regex.Pattern, lowercase: bool, special_tokens:
     special = special_regex(special_tokens)
     progress = CountProgress(ticker, source_size(source))
     workers = workers or default_workers()
-    for path, blocks in iter_documents(source):
+    documents = 0
+    for index, (path, blocks) in enumerate(iter_documents(source)):
+        weight, documents = weight_of(weights, index), index + 1
         if workers > 1 and is_large_file(path):
-            add_counts(counts, count_file_words_parallel(path, _split_name(word_re), lowercase,
-                                                         special_tokens, workers, progress.add))
+            add_counts(counts, scaled(count_file_words_parallel(
+                path, _split_name(word_re), lowercase, special_tokens, workers, progress.add),
+                weight))
             continue
+        document = counts if weight == 1 else Counter()
         for chunk in iter_chunks(blocks, special_tokens, line_cuts=True):  # cuts at whitespace
-            _count_chunk(counts, chunk, word_re, special, lowercase)
+            _count_chunk(document, chunk, word_re, special, lowercase)
             progress.add(len(chunk.encode()))
+        if document is not counts:
+            add_counts(counts, scaled(document, weight))
+    check_weights(weights, documents)
     progress.add(force=True)
     return counts
 

@@ -245,6 +245,45 @@ def summed(total: dict, part: dict) -> dict:
     return total
 
 
+MAX_CORPUS_WEIGHT = 100
+
+
+def check_weights(weights, documents: int | None = None) -> list[int] | None:
+    """Corpus weights as a list of integers from 1 to ``MAX_CORPUS_WEIGHT`` (``None``: every
+    weight 1), refused in words otherwise; with ``documents``, one weight per document."""
+    if weights is None:
+        return None
+    weights = list(weights)
+    for weight in weights:
+        if isinstance(weight, bool) or not isinstance(weight, int) or \
+                not 1 <= weight <= MAX_CORPUS_WEIGHT:
+            raise ValueError(f"a corpus weight is a whole number from 1 to {MAX_CORPUS_WEIGHT}, "
+                             f"not {weight!r}")
+    if documents is not None and len(weights) != documents:
+        raise ValueError(f"{len(weights)} corpus weights for {documents} documents: give one "
+                         f"weight per document")
+    return weights
+
+
+def weight_of(weights: list[int] | None, index: int) -> int:
+    """The weight of document ``index`` (1 without weights); a source longer than its weights
+    is refused in words."""
+    if weights is None:
+        return 1
+    if index >= len(weights):
+        raise ValueError(f"{len(weights)} corpus weights for more documents: give one weight "
+                         f"per document")
+    return weights[index]
+
+
+def scaled(counts: dict, weight: int) -> dict:
+    """``counts`` with every count multiplied by ``weight`` (the same table when it is 1): a
+    corpus of weight 2 counts as the corpus given twice."""
+    if weight == 1:
+        return counts
+    return {word: count * weight for word, count in counts.items()}
+
+
 def add_counts(total: dict, part: dict) -> None:
     """``total += part`` (``Counter.update`` without its per-call overhead)."""
     get = total.get

@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from .corpus import iter_documents, source_size
 from .counting import (
     add_counts,
+    check_weights,
     count_chunk,
     count_file_parallel,
     default_workers,
     is_large_file,
+    scaled,
     summed,
+    weight_of,
 )
 from .parameters import check_training_parameters
 from .pretokenize import PreTokenizer, iter_chunks
@@ -50,8 +53,11 @@ class TrainResult:
 def train_bpe(source, vocab_size: int, special_tokens=(), pattern: str = "gpt2",
               min_frequency: int = 1, progress: Progress | None = None,
               should_stop: ShouldStop | None = None, workers: int | None = None,
-              max_pretoken_bytes: int | None = None) -> TrainResult:
+              max_pretoken_bytes: int | None = None, weights=None) -> TrainResult:
     """Train a byte-level BPE tokenizer on a source (see ``corpus.iter_documents``).
+
+    ``weights``: one whole number per document of the source (default: 1 each), multiplying
+    its pre-token counts before merging (``counting.scaled``).
 
     ``workers``: processes for counting large files (default: all cores; 1 counts in-process).
     ``max_pretoken_bytes``: the longest pre-token merged (default ``MAX_PRETOKEN_BYTES``).
@@ -59,7 +65,7 @@ def train_bpe(source, vocab_size: int, special_tokens=(), pattern: str = "gpt2",
     params = check_training_parameters(vocab_size=vocab_size, special_tokens=special_tokens,
                                        pattern=pattern, min_frequency=min_frequency)
     word_counts = count_pretokens(source, PreTokenizer(params.pattern), params.special_tokens,
-                                  Ticker(progress, should_stop), workers)
+                                  Ticker(progress, should_stop), workers, check_weights(weights))
     return train_from_counts(word_counts, vocab_size, params.special_tokens, params.pattern,
                              min_frequency, progress=progress, should_stop=should_stop,
                              max_pretoken_bytes=max_pretoken_bytes)
@@ -173,22 +179,30 @@ class CountProgress:
 
 
 def count_pretokens(source, pretokenizer: PreTokenizer, special_tokens: list[str],
-                    ticker: Ticker, workers: int | None = None) -> dict[bytes, int]:
+                    ticker: Ticker, workers: int | None = None,
+                    weights: list[int] | None = None) -> dict[bytes, int]:
     """Count the pre-tokens of a source as UTF-8 bytes; special tokens are cut out and dropped.
+    ``weights``: one per document, multiplying its counts (``None``: 1 each).
 
     Files of more than two ranges are counted in ``workers`` processes (default: all cores)."""
     counts: Counter[str] = Counter()
     byte_counts: dict[bytes, int] = {}  # from the files counted in parallel
     progress = CountProgress(ticker, source_size(source))
     workers = workers or default_workers()
-    for path, blocks in iter_documents(source):
+    documents = 0
+    for index, (path, blocks) in enumerate(iter_documents(source)):
+        weight, documents = weight_of(weights, index), index + 1
         if workers > 1 and is_large_file(path):
-            byte_counts = summed(byte_counts, count_file_parallel(
-                path, pretokenizer.pattern, special_tokens, workers, progress.add))
+            byte_counts = summed(byte_counts, scaled(count_file_parallel(
+                path, pretokenizer.pattern, special_tokens, workers, progress.add), weight))
             continue
+        document = counts if weight == 1 else Counter()
         for chunk in iter_chunks(blocks, special_tokens, pretokenizer.line_cuts):
-            add_counts(counts, count_chunk(chunk, pretokenizer, special_tokens, progress.add))
+            add_counts(document, count_chunk(chunk, pretokenizer, special_tokens, progress.add))
             progress.add(len(chunk.encode()))
+        if document is not counts:
+            add_counts(counts, scaled(document, weight))
+    check_weights(weights, documents)
     progress.add(force=True)
     if not counts:
         return byte_counts

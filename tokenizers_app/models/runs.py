@@ -83,6 +83,10 @@ class TrainingRun(models.Model):
 
     tokenizer = models.ForeignKey("Tokenizer", on_delete=models.PROTECT, related_name="runs")
     corpora = models.ManyToManyField(Corpus, related_name="runs")
+    corpus_weights = models.JSONField(
+        default=dict, blank=True,
+        help_text='corpus name -> weight, e.g. {"de": 2}: its counts are multiplied before '
+                  'merging (a corpus not listed weighs 1)')
     algorithm = models.CharField(max_length=20, choices=Algorithm.choices,
                                  default=Algorithm.BYTE_BPE)
     pattern = models.TextField(default="gpt2", blank=True,
@@ -125,6 +129,15 @@ class TrainingRun(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.pk} ({self.tokenizer_id and self.tokenizer.name}, {self.status})"
+
+    def weight_of(self, corpus) -> int:
+        """The weight of one of this run's corpora (a Corpus or a name): 1 unless given."""
+        return int(self.corpus_weights.get(getattr(corpus, "name", corpus), 1))
+
+    def weights_for(self, corpora) -> list[int] | None:
+        """The weights of ``corpora`` in their order, or None when every one weighs 1."""
+        weights = [self.weight_of(corpus) for corpus in corpora]
+        return weights if any(weight != 1 for weight in weights) else None
 
     @property
     def is_finished(self) -> bool:

@@ -261,7 +261,8 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
                 "sweep": run.sweep, "stage_seconds": run.stage_seconds,
                 "extends": run.extends.label if run.extends_id else None,
                 "merges_per_second": run.merges_per_second,
-                "corpora": [{"name": c.name, "sha256": c.sha256, "size_bytes": c.size_bytes}
+                "corpora": [{"name": c.name, "sha256": c.sha256, "size_bytes": c.size_bytes,
+                             "weight": run.weight_of(c)}
                             for c in run.corpora.order_by("name")]}
         return found
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from .. import tasks
 from ..bpe.char_bpe import count_words_range, train_char_from_counts
-from ..bpe.counting import add_counts, count_range, plan_ranges
+from ..bpe.counting import add_counts, count_range, plan_ranges, scaled
 from ..bpe.training import Ticker, train_from_counts
 from ..models import Algorithm, Corpus, CountPart, TrainingRun
 from ..storage import ObjectRanges, get_store
@@ -132,12 +132,14 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
 
 
 def merged_part_counts(*, run: TrainingRun, attempt: int) -> dict[bytes, int]:
-    """The summed counts of every part of one attempt, as UTF-8 bytes -> count."""
+    """The summed counts of every part of one attempt, as UTF-8 bytes -> count; a part's counts
+    are multiplied by its corpus's weight in the run (``counting.scaled``)."""
     total: Counter[str] = Counter()
     store = get_store()
-    for counts_file in CountPart.objects.filter(run=run, attempt=attempt).order_by("index") \
-            .values_list("counts_file", flat=True):
-        add_counts(total, json.loads(store.read_bytes(counts_file)))
+    for counts_file, corpus_name in CountPart.objects.filter(run=run, attempt=attempt) \
+            .order_by("index").values_list("counts_file", "corpus__name"):
+        add_counts(total, scaled(json.loads(store.read_bytes(counts_file)),
+                                 run.weight_of(corpus_name)))
     return {word.encode(): count for word, count in total.items()}
 
 

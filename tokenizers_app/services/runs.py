@@ -20,6 +20,7 @@ from ..errors import Damaged, Invalid, NotFound
 from ..models import Algorithm, Corpus, TrainingRun, check_name
 from ..storage import get_store, local_copy
 from .attempts import RunReporter, recording_outcome, save_training_result
+from .corpus_weights import resolve_corpora, weighted_names
 from .extension_results import extend_files
 from .fanout import fan_out_counting
 from .permissions import OPERATOR, check_may_cancel, recorded
@@ -54,7 +55,8 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         pattern=pattern, min_frequency=min_frequency, sweep=sweep, lowercase=lowercase,
         split=split, min_word_frequency=min_word_frequency,
         max_vocab_size=settings.MAX_VOCAB_SIZE, max_sweep_sizes=settings.MAX_SWEEP_SIZES)
-    corpora = resolve_corpora(corpora)
+    names, weights = weighted_names(corpora)
+    corpora = resolve_corpora(names)
     char_level = params.algorithm == Algorithm.CHAR_BPE
     if not char_level:
         check_pattern_on_samples(params.pattern, corpora)
@@ -68,7 +70,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
             tokenizer=tokenizer, algorithm=params.algorithm, vocab_size=params.vocab_size,
             special_tokens=params.special_tokens, pattern="" if char_level else params.pattern,
             min_frequency=params.min_frequency, options=params.options,
-            created_by=recorded(created_by), heartbeat_at=timezone.now())
+            corpus_weights=weights, created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)
         send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
     if unsent:
@@ -77,15 +79,6 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
                                     f"(the reason is in the server's log): the run waits for "
                                     f"the queue and is sent when it is back")
     return run
-
-
-def resolve_corpora(corpora) -> list[Corpus]:
-    """Corpus objects for a list of corpora or corpus names (an unknown name is ``NotFound``)."""
-    corpora = list(corpora or [])
-    if not corpora:
-        raise Invalid("choose at least one corpus to train on", field="corpus")
-    names = [c.name if isinstance(c, Corpus) else c for c in corpora]
-    return Corpus.objects.by_names(names)
 
 
 PATTERN_SAMPLE_BYTES = 64 * 1024
@@ -129,10 +122,12 @@ def execute_training_run(*, run_id: int) -> None:
     with recording_outcome(run):
         if total > settings.FANOUT_MIN_BYTES:
             return fan_out_counting(run=run)
+        corpora = list(run.corpora.order_by("name"))
+        weights = run.weights_for(corpora)  # None when every corpus weighs 1 (as before)
         with ExitStack() as copies:  # the corpus files themselves, or copies from a bucket
             paths = [copies.enter_context(local_copy(get_store(), corpus.file.name,
                                                      corpus.sha256, corpus.size_bytes))
-                     for corpus in run.corpora.order_by("name")]
+                     for corpus in corpora]
             if run.extends_id is not None:  # an extension run (services.extensions)
                 result = extend_files(run=run, paths=paths, reporter=reporter)
                 return save_training_result(run=run, reporter=reporter, result=result)
@@ -143,12 +138,13 @@ def execute_training_run(*, run_id: int) -> None:
                                         options["min_word_frequency"], run.min_frequency,
                                         progress=reporter.progress,
                                         should_stop=reporter.should_stop,
-                                        max_word_bytes=settings.MAX_PRETOKEN_BYTES)
+                                        max_word_bytes=settings.MAX_PRETOKEN_BYTES,
+                                        weights=weights)
                 return save_training_result(run=run, reporter=reporter, result=result)
             result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
                                run.min_frequency, progress=reporter.progress,
                                should_stop=reporter.should_stop,
-                               max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
+                               max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES, weights=weights)
         save_training_result(run=run, reporter=reporter, result=result)
 
 

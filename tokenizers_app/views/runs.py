@@ -46,7 +46,8 @@ def run_new(request):
     if request.method == "POST" and valid and not refusals:
         data = form.cleaned_data
         try:
-            run = start_training_run(corpora=[data["corpus"]], tokenizer_name=data["tokenizer"],
+            run = start_training_run(corpora=form.corpora_value(),
+                                     tokenizer_name=data["tokenizer"],
                                      created_by=request.user, **form.run_parameters())
         except QueueUnavailable as unsent:
             messages.warning(request, str(unsent))
@@ -111,6 +112,8 @@ def run_detail(request, run_id):
         return response
     versions = list(run.versions.select_related("tokenizer").order_by("number"))
     corpora = list(run.corpora.order_by("name"))
+    for corpus in corpora:
+        corpus.weight = run.weight_of(corpus)
     context.update(versions=versions, corpora=corpora,
                    chart=merge_counts(versions[-1]) if versions else None,
                    evaluations=Evaluation.objects.without_word_tokens().filter(
@@ -123,6 +126,12 @@ def run_detail(request, run_id):
     return render(request, "tokenizers_app/run.html", context)
 
 
+def weighted_line(run: TrainingRun, corpus) -> str:
+    """``NAME`` or ``NAME:WEIGHT``: one line of the run form's "More corpora"."""
+    weight = run.weight_of(corpus)
+    return corpus.name if weight == 1 else f"{corpus.name}:{weight}"
+
+
 def rerun_params(run: TrainingRun, corpora: list) -> dict:
     """The run form's fields for ``run``'s parameters, as GET parameters that prefill it
     ("Run again with changes")."""
@@ -130,7 +139,10 @@ def rerun_params(run: TrainingRun, corpora: list) -> dict:
         return {"extends": run.extends.label, "corpus": corpora[0].name if corpora else "",
                 "vocab_size": run.vocab_size, "min_frequency": run.min_frequency,
                 "sweep": ", ".join(map(str, run.sweep))}
-    common = {"tokenizer": run.tokenizer.name, "corpus": corpora[0].name if corpora else "",
+    first, *more = corpora or [None]
+    common = {"tokenizer": run.tokenizer.name, "corpus": first.name if first else "",
+              "weight": run.weight_of(first) if first else 1,
+              "more_corpora": "\n".join(weighted_line(run, corpus) for corpus in more),
               "algorithm": run.algorithm, "vocab_size": run.vocab_size,
               "min_frequency": run.min_frequency,
               "special_tokens": "\n".join(run.special_tokens),

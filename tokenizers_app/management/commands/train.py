@@ -1,4 +1,5 @@
-"""``manage.py train --corpus NAME --tokenizer NAME --vocab-size N [--wait] [--user NAME]``;
+"""``manage.py train --corpus NAME[:WEIGHT] --tokenizer NAME --vocab-size N [--wait]
+[--user NAME]``;
 character-level BPE: ``--algorithm char_bpe [--lowercase] [--split word_punct]
 [--min-word-frequency N]``; an extension run: ``--extends NAME@REF --corpus NAME --vocab-size N``
 (the parent's tokenizer, pattern, split and special tokens are kept)."""
@@ -21,6 +22,19 @@ KEPT_FROM_PARENT = {"special_tokens": "--special-token", "pattern": "--pattern",
                     "min_word_frequency": "--min-word-frequency"}
 
 
+def corpus_argument(value: str):
+    """``de`` -> ``"de"``; ``de:2`` -> ``{"name": "de", "weight": 2}`` (a weight that is not a
+    whole number is refused in words; the service checks its bounds)."""
+    name, colon, weight = value.rpartition(":")
+    if not colon:
+        return value
+    try:
+        return {"name": name, "weight": int(weight)}
+    except ValueError:
+        raise CommandError(f"--corpus {value}: the weight after ':' is a whole number from 1 to "
+                           f"100, not {weight!r}") from None
+
+
 class Command(BaseCommand):
     help = ("Queue a training run for the workers (`celery -A registry worker`). With --wait, "
             "follow its progress until it ends; Ctrl-C then cancels it. With --user, only into "
@@ -28,7 +42,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", action="append", required=True,
-                            help="corpus name (repeat to train on several)")
+                            help="corpus name, or NAME:WEIGHT to multiply its counts by a whole "
+                                 "number from 1 to 100 (repeat to train on several)")
         parser.add_argument("--tokenizer", default=None,
                             help="the tokenizer to add a version to (required unless --extends)")
         parser.add_argument("--extends", default=None, metavar="NAME@REF",
@@ -80,14 +95,15 @@ class Command(BaseCommand):
                                    f"{options['extends']}: an extension run takes --corpus, "
                                    f"--vocab-size, --min-frequency and --sweep")
             return start_extension_run(
-                extends=options["extends"], corpora=options["corpus"],
+                extends=options["extends"], corpora=[corpus_argument(c) for c in options["corpus"]],
                 vocab_size=options["vocab_size"], min_frequency=options["min_frequency"],
                 sweep=options["sweep"], tokenizer_name=options["tokenizer"],
                 created_by=self.user)
         if not options["tokenizer"]:
             raise CommandError("give --tokenizer NAME (or --extends NAME@REF)")
         return start_training_run(
-            corpora=options["corpus"], tokenizer_name=options["tokenizer"],
+            corpora=[corpus_argument(c) for c in options["corpus"]],
+            tokenizer_name=options["tokenizer"],
             vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
             pattern=options["pattern"], min_frequency=options["min_frequency"],
             sweep=options["sweep"], algorithm=options["algorithm"],
