@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tokenizers_app', '0016_evolution'),
+        ('tokenizers_app', '0017_run_corpus_weights'),
     ]
 
     operations = [
