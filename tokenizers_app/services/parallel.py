@@ -118,7 +118,7 @@ def django_translations_set(*, name: str = "django-messages",
 def _check_evaluated_whole(data: bytes, language: str) -> None:
     """Every line of every language is evaluated (a premium over a cut text would compare
     different lines)."""
-    if len(data) > settings.EVALUATION_MAX_BYTES:
+    if settings.EVALUATION_MAX_BYTES and len(data) > settings.EVALUATION_MAX_BYTES:  # a cap set
         raise Invalid(f"the {language} text is {len(data)} bytes, over EVALUATION_MAX_BYTES "
                       f"({settings.EVALUATION_MAX_BYTES}), so it would not be evaluated whole: "
                       f"split the set", field="file")
