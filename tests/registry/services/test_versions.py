@@ -176,6 +176,6 @@ def test_the_lineage_of_a_trained_version_names_its_corpus_parameters_and_timing
 
     assert lineage["source"] == "training" and len(lineage["digest"]) == 64
     assert lineage["training_run"]["corpora"] == [
-        {"name": "prose", "sha256": corpus.sha256, "size_bytes": corpus.size_bytes}]
+        {"name": "prose", "sha256": corpus.sha256, "size_bytes": corpus.size_bytes, "weight": 1}]
     assert lineage["training_run"]["special_tokens"] == ["<s>"]
     assert set(lineage["training_run"]["stage_seconds"]) == {"count", "merge", "save"}
