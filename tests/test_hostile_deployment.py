@@ -174,7 +174,7 @@ def test_hostile_files_are_refused_in_words_and_the_deployment_lives(tmp_path):
               f"answered 422; /health answered {len(health.statuses)} times, all 200")
 
 
-BIG = 12  # versions of 150,000 pieces (about 37 MB each when loaded in a web process)
+BIG = 8  # versions of 150,000 pieces (about 37 MB each when loaded in a web process)
 BIG_SETUP = f"""
 import json
 from django.db import transaction
