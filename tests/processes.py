@@ -2,6 +2,7 @@
 answers, and stopping its whole process group."""
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -10,11 +11,33 @@ import urllib.request
 from collections.abc import Callable
 
 
+# Ports are picked under the kernel's ephemeral range (32768-60999 on Linux): a port picked in it
+# can be taken by any outgoing connection before the server binds it, which CI saw once (weed:
+# "bind: address already in use").
+PORT_RANGE = (20000, 32000)
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct loopback ports nobody listens on now, at random in ``PORT_RANGE``."""
+    held: list[socket.socket] = []
+    try:
+        while len(held) < count:
+            probe = socket.socket()
+            try:
+                probe.bind(("127.0.0.1", random.randint(*PORT_RANGE)))
+            except OSError:
+                probe.close()
+                continue
+            held.append(probe)
+        return [probe.getsockname()[1] for probe in held]
+    finally:
+        for probe in held:
+            probe.close()
+
+
 def free_port() -> int:
     """A loopback port nobody listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return free_ports(1)[0]
 
 
 def wait_for_health(base: str, process: subprocess.Popen, seconds: float,

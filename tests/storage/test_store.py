@@ -128,3 +128,23 @@ def test_create_bucket_makes_the_missing_bucket_once(weed, settings, tmp_path):
         f"the object store s3://{name}/registry (at {weed.endpoint}): created",
         f"the object store s3://{name}/registry (at {weed.endpoint}): ready"]
     get_store().check()
+
+
+def test_a_test_server_whose_port_is_taken_starts_on_other_ports(tmp_path):
+    """The test harness itself: CI once lost a weed port to another process between the pick and
+    the bind; the first start then picks new ports instead of failing the session."""
+    import socket
+
+    from .weed import Weed
+
+    server = Weed(tmp_path)
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", server.ports["volume.port"]))
+    taken.listen()
+    try:
+        server.start()
+        assert server.ports["volume.port"] != taken.getsockname()[1]
+        assert server.client().list_buckets()["Buckets"] == []
+    finally:
+        server.stop()
+        taken.close()

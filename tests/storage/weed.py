@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.processes import free_ports
 
 KEYS = {"AWS_ACCESS_KEY_ID": "registry-test", "AWS_SECRET_ACCESS_KEY": "registry-test-secret",
         "AWS_DEFAULT_REGION": "us-east-1"}
@@ -37,17 +38,8 @@ def weed_binary() -> str:
     return found
 
 
-def free_ports(count: int) -> list[int]:
-    sockets = []
-    try:
-        for _ in range(count):
-            sock = socket.socket()
-            sock.bind(("127.0.0.1", 0))
-            sockets.append(sock)
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
+class PortTaken(RuntimeError):
+    """weed exited because another process holds one of its ports."""
 
 
 class Weed:
@@ -57,8 +49,24 @@ class Weed:
         self.endpoint = f"http://127.0.0.1:{self.ports['s3.port']}"
         self.process: subprocess.Popen | None = None
         self.log_path = folder / "weed.log"
+        self.started_once, self.log_start = False, 0
 
     def start(self, timeout: float = 90) -> Weed:
+        """Start the server and wait until it takes writes. A first start that loses a port to
+        another process (weed exits: "address already in use") picks new ports and tries again;
+        a restart keeps its ports (its data names them)."""
+        for attempt in range(5):
+            try:
+                return self._start(timeout)
+            except PortTaken:
+                if self.started_once or attempt == 4:
+                    raise
+                self.ports = dict(zip(LISTENERS, free_ports(len(LISTENERS))))
+                self.endpoint = f"http://127.0.0.1:{self.ports['s3.port']}"
+                shutil.rmtree(self.folder / "data", ignore_errors=True)
+        raise AssertionError("unreachable")
+
+    def _start(self, timeout: float) -> Weed:
         data = self.folder / "data"
         data.mkdir(parents=True, exist_ok=True)
         command = [self.binary, "server", "-s3", "-master.telemetry=false", "-ip=127.0.0.1",
@@ -67,9 +75,10 @@ class Weed:
                    # one master, which leads at once when it starts again after a kill (not in 15 s)
                    "-master.electionTimeout=1s", "-master.raftBootstrap",
                    *(f"-{flag}={port}" for flag, port in self.ports.items())]
-        log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                        start_new_session=True, cwd=self.folder)
+        self.log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True, cwd=self.folder)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -79,10 +88,14 @@ class Weed:
                 self.client().put_object(Bucket=probe, Key="p", Body=b"p")
                 self.client().delete_object(Bucket=probe, Key="p")
                 self.client().delete_bucket(Bucket=probe)
+                self.started_once = True
                 return self
             except Exception as exc:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.stop()
+                    this_start = self.log_path.read_bytes()[self.log_start:]
+                    if b"address already in use" in this_start:
+                        raise PortTaken(self.log()) from None
                     raise RuntimeError(f"weed did not start ({exc}):\n{self.log()}") from None
                 time.sleep(0.3)
 
