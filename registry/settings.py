@@ -185,7 +185,8 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},  # or S3: below
+    # no record holds a FileField: files go through tokenizers_app.storage, whichever store
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG
                     else "registry.static_files.StaticFilesStorage"},
 }
@@ -198,24 +199,16 @@ MEDIA_URL = "media/"
 
 # -- storage: MEDIA_ROOT, or an S3-compatible bucket (tokenizers_app.storage) -------------------
 # STORAGE_URL=s3://BUCKET/PREFIX puts corpora, count parts and rendered downloads in the bucket
-# (django-storages' S3 backend and boto3); endpoint and keys from the standard AWS_ENDPOINT_URL,
-# AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_DEFAULT_REGION.
-
-def s3_options(url: str) -> dict:
-    parts = urlsplit(url)
-    if parts.scheme != "s3" or not parts.netloc:
-        raise ImproperlyConfigured(f"STORAGE_URL must look like s3://BUCKET/PREFIX (a bucket "
-                                   f"name, then an optional prefix), got {url!r}")
-    return {key: value for key, value in {
-        "endpoint_url": os.environ.get("AWS_ENDPOINT_URL"),
-        "region_name": os.environ.get("AWS_DEFAULT_REGION"),
-        "access_key": os.environ.get("AWS_ACCESS_KEY_ID"),
-        "secret_key": os.environ.get("AWS_SECRET_ACCESS_KEY"),
-    }.items() if value}
-
-
+# (boto3); endpoint and keys from the standard AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+# AWS_SECRET_ACCESS_KEY and AWS_DEFAULT_REGION. The URL is taken as given here and read in one
+# place, tokenizers_app.storage, which refuses (at start-up) one that names no bucket.
 STORAGE_URL = os.environ.get("STORAGE_URL", "").strip()
-STORAGE_OPTIONS = s3_options(STORAGE_URL) if STORAGE_URL else {}
+STORAGE_OPTIONS = {key: value for key, value in {
+    "endpoint_url": os.environ.get("AWS_ENDPOINT_URL"),
+    "region_name": os.environ.get("AWS_DEFAULT_REGION"),
+    "access_key": os.environ.get("AWS_ACCESS_KEY_ID"),
+    "secret_key": os.environ.get("AWS_SECRET_ACCESS_KEY"),
+}.items() if value}
 # Uploads to the bucket go in parts of this size (one part in memory at a time, none on disk).
 STORAGE_PART_BYTES = env_int("STORAGE_PART_BYTES", 8 * 1024**2)
 if STORAGE_PART_BYTES < 5 * 1024**2:
@@ -227,10 +220,6 @@ STORAGE_TIMEOUT_SECONDS = env_int("STORAGE_TIMEOUT_SECONDS", 10)
 # 0: none kept (each copy is removed after use). STORAGE_CACHE_DIR: where (MEDIA_ROOT/cache).
 STORAGE_CACHE_BYTES = env_int("STORAGE_CACHE_BYTES", 4 * 1024**3)
 STORAGE_CACHE_DIR = os.environ.get("STORAGE_CACHE_DIR", "")
-if STORAGE_URL:  # the records' FileFields name objects in the same bucket
-    STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
-        "bucket_name": urlsplit(STORAGE_URL).netloc,
-        "location": urlsplit(STORAGE_URL).path.strip("/"), **STORAGE_OPTIONS}}
 
 
 # -- cache: throttling counts here, so it is shared by every web process -------------------------

@@ -8,6 +8,9 @@ class TokenizersAppConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from .storage import storage_url
+
+        storage_url()  # a STORAGE_URL that names no bucket stops every process at start-up
         checks.register(check_storage, "storage")
 
 

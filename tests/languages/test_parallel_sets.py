@@ -22,6 +22,7 @@ from tokenizers_app.services.evaluations import run_evaluation
 from tokenizers_app.services.parallel import import_parallel_set
 from tokenizers_app.services.parity import as_json, parity
 from tokenizers_app.services.versions import import_tokenizer
+from tokenizers_app.storage import get_store
 
 pytestmark = pytest.mark.django_db
 LOCALE = Path(django.__file__).parent / "conf" / "locale"
@@ -97,7 +98,7 @@ def test_a_po_zip_becomes_one_evaluation_corpus_per_language_with_the_counts_sai
     assert created.skipped["plural forms"] > 0 and created.skipped["empty translations"] > 0
     german = Corpus.objects.get(name="django.de")
     assert german.language == "de" and german.is_evaluation
-    assert "Mitteilungen" in german.file.open().read().decode()
+    assert "Mitteilungen" in get_store().read_bytes(german.object_name).decode()
     assert Corpus.objects.get(name="django.ja").scripts.get("Han", 0) > 0
 
 
@@ -183,7 +184,7 @@ def test_the_page_sorts_languages_by_a_versions_premium_and_shows_where_two_diff
 # -- exact to the library --------------------------------------------------------------------------
 
 def corpus_text(corpus) -> str:
-    return corpus.file.open().read().decode()
+    return get_store().read_bytes(corpus.object_name).decode()
 
 
 def test_the_premium_of_gpt2_is_tiktokens_own_count(media, no_broker):
@@ -236,7 +237,8 @@ def test_the_playground_shows_one_line_in_every_language_with_its_premium_on_tha
                                        "versions": "prose-bpe@1"}).content.decode()
     corpora = created.corpora()
     small = evaluated["versions"][0].load_tokenizer()
-    lines = {lang: c.file.open().read().decode().splitlines()[2] for lang, c in corpora.items()}
+    lines = {lang: get_store().read_bytes(c.object_name).decode().splitlines()[2]
+             for lang, c in corpora.items()}
     pivot_count = len(small.encode_ordinary(lines["en"]))
     for language, text in lines.items():
         count = len(small.encode_ordinary(text))

@@ -165,18 +165,25 @@ def test_a_server_error_is_logged_to_stderr_with_its_traceback_in_every_mode(tmp
 
 
 def test_storage_url_names_a_bucket_and_its_keys_come_from_the_standard_variables(tmp_path):
-    show = ("import json; from registry import settings as s; print(json.dumps({'url': "
-            "s.STORAGE_URL, 'options': s.STORAGE_OPTIONS, 'default': s.STORAGES['default']}))")
+    """The settings take ``STORAGE_URL`` as given; ``tokenizers_app.storage`` alone reads it,
+    and a URL that names no bucket stops the process at start-up."""
+    show = ("import json, django; django.setup(); from django.conf import settings as s; "
+            "from tokenizers_app.storage import get_store, storage_url; store = get_store(); "
+            "print(json.dumps({'url': storage_url(), 'options': s.STORAGE_OPTIONS, "
+            "'default': s.STORAGES['default'], 'store': [store.bucket, store.prefix]}))")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "STORAGE_"))}
     env.update(REGISTRY_VAR_DIR=str(tmp_path), STORAGE_URL="s3://registry/prod",
                AWS_ENDPOINT_URL="http://s3.internal:8333", AWS_ACCESS_KEY_ID="id",
-               AWS_SECRET_ACCESS_KEY="secret", AWS_DEFAULT_REGION="eu-west-1")
+               AWS_SECRET_ACCESS_KEY="secret", AWS_DEFAULT_REGION="eu-west-1",
+               DJANGO_SETTINGS_MODULE="registry.settings")
     shown = json.loads(subprocess.run([sys.executable, "-c", show], cwd=REPO, env=env,
                                       capture_output=True, text=True, check=True).stdout)
     assert shown["options"] == {"endpoint_url": "http://s3.internal:8333", "access_key": "id",
                                 "secret_key": "secret", "region_name": "eu-west-1"}
-    assert shown["default"] == {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
-        "bucket_name": "registry", "location": "prod", **shown["options"]}}
+    assert shown["url"] == ["s3://registry/prod", "registry", "prod"]
+    assert shown["store"] == ["registry", "prod"]
+    # no record has a FileField with a storage of its own: files go through the store
+    assert shown["default"] == {"BACKEND": "django.core.files.storage.FileSystemStorage"}
     assert load_settings(tmp_path)["media"]  # without STORAGE_URL: MEDIA_ROOT, as before
     bad = subprocess.run([sys.executable, "-c", show], cwd=REPO, capture_output=True, text=True,
                          env={**env, "STORAGE_URL": "https://registry/prod"})

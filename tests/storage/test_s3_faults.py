@@ -53,7 +53,7 @@ def assert_clean_after_a_sweep(server, bucket: str, corpora: int) -> None:
     time.sleep(1.1)  # the store's clock has whole seconds
     sweep_leftovers(min_age_seconds=0)
     names = sorted(server.objects(bucket))
-    held = sorted(f"registry/{c.file.name}" for c in Corpus.objects.all())
+    held = sorted(f"registry/{c.object_name}" for c in Corpus.objects.all())
     assert [n for n in names if "/corpora/" in n] == held and len(held) == corpora
     assert not [n for n in names if "/runs/" in n or n.endswith(".part")]
     assert server.unfinished_uploads(bucket) == []
@@ -202,7 +202,7 @@ def test_the_store_stopped_while_a_file_streams_ends_the_stream_and_serves_it_ag
             received += len(chunk)
     assert received < corpus.size_bytes  # the client sees a short body: its download failed
     own_weed.start()
-    assert get_store().read_bytes(corpus.file.name) == text  # whole, once the store is back
+    assert get_store().read_bytes(corpus.object_name) == text  # whole, once the store is back
 
 
 @pytest.mark.django_db(transaction=True)

@@ -52,7 +52,7 @@ def test_an_upload_through_the_api_goes_to_the_bucket_and_no_file_stays_here(
     assert response.status_code == 201, response.content
     corpus = Corpus.objects.get(name="big")
     assert weed.objects(bucket) == {f"registry/corpora/{corpus.sha256}.txt": len(text.encode())}
-    assert get_store().read_bytes(corpus.file.name) == text.encode()
+    assert get_store().read_bytes(corpus.object_name) == text.encode()
     assert weed.unfinished_uploads(bucket) == [] and local_files(settings) == []
 
 
@@ -93,7 +93,7 @@ def test_fan_out_parts_read_only_their_byte_range_and_train_the_same_merges(
     assert len(parts) > 5
     for part in parts:
         count_corpus_part(part_id=part.pk, worker="here")
-    assert reads == [(corpus.file.name, p.start, p.end) for p in parts]  # one read each
+    assert reads == [(corpus.object_name, p.start, p.end) for p in parts]  # one read each
     assert opened == []  # no whole-object read of the corpus
     merge_counted_run(run_id=run.pk, attempt=1)
     run.refresh_from_db()
@@ -131,7 +131,7 @@ def test_verify_finds_a_changed_corpus_object_and_a_changed_download(client, buc
     data = build_registry_data(settings, tmp_path)
     client.get("/api/tokenizers/prose-bpe/versions/1/download?format=gpt2")
     store = get_store()
-    store.write_bytes(data["corpus"].file.name, b"other bytes\n")
+    store.write_bytes(data["corpus"].object_name, b"other bytes\n")
     [download] = [e.name for e in store.list("exports/") if e.name.endswith(".zip")]
     store.write_bytes(download, b"PK not the zip")
     assert [name for name, _ in damaged_corpora()] == ["prose"]
@@ -161,7 +161,7 @@ def test_sweep_removes_objects_without_a_row_and_unfinished_uploads_once_old(
                        "part files": ["corpora/incoming/killed.part"],
                        "unfinished uploads": ["corpora/incoming/killed-mid-way.part"],
                        "downloads without a record": [], "evaluation parts": []}
-    assert weed.objects(bucket) == {f"registry/{corpus.file.name}": corpus.size_bytes}
+    assert weed.objects(bucket) == {f"registry/{corpus.object_name}": corpus.size_bytes}
     assert weed.unfinished_uploads(bucket) == []
 
 

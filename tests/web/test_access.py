@@ -314,7 +314,7 @@ def test_the_admin_lets_in_staff_only(client, owned):
 
 
 def test_uploaded_files_are_not_served_from_a_media_address(client, registry_data, settings):
-    name = registry_data["corpus"].file.name  # corpora/<generated name>
+    name = registry_data["corpus"].object_name  # corpora/<generated name>
     assert (Path(settings.MEDIA_ROOT) / name).is_file()
     for address in (f"{settings.MEDIA_URL}{name}", f"/media/{name}", f"/{name}"):
         answer = client.get(address, follow=True)

@@ -9,6 +9,7 @@ from django.db import models
 from django.utils import timezone
 
 from tokenizers_app.errors import NotFound
+from tokenizers_app.storage import get_store
 
 
 class CorpusQuerySet(models.QuerySet):
@@ -33,7 +34,9 @@ class Corpus(models.Model):
 
     name = models.CharField(max_length=100, unique=True)
     original_filename = models.CharField(max_length=255, blank=True)
-    file = models.FileField(upload_to="corpora/", max_length=255)  # server-generated name
+    # its object in the store (``corpora/<sha256>.txt``, server-generated), read and written
+    # through ``tokenizers_app.storage`` only, whichever store it is
+    object_name = models.CharField(max_length=255)
     size_bytes = models.BigIntegerField()
     sha256 = models.CharField(max_length=64, unique=True)
     line_count = models.BigIntegerField()
@@ -59,10 +62,10 @@ class Corpus(models.Model):
         return self.name
 
     @property
-    def path(self) -> Path:
-        """The file on local disk (``MEDIA_ROOT``); with a bucket as the store there is none:
-        read it through ``tokenizers_app.storage`` by ``file.name``."""
-        return Path(self.file.path)
+    def path(self) -> Path | None:
+        """The file on this machine's disk when the store is ``MEDIA_ROOT``; None with a bucket
+        as the store. Code reads the corpus through the store by ``object_name``."""
+        return get_store().local_path(self.object_name)
 
     def name_not_used(self, asked_name: str) -> str | None:
         """What to tell someone who stored these bytes under ``asked_name``: nothing when the

@@ -71,7 +71,7 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
             with transaction.atomic():
                 existing = Corpus.objects.create(
                     name=name, original_filename=_plain_file_name(original_filename),
-                    file=stored, sha256=staged.sha256, size_bytes=staged.size_bytes,
+                    object_name=stored, sha256=staged.sha256, size_bytes=staged.size_bytes,
                     line_count=staged.line_count, char_count=staged.char_count,
                     scripts=staged.scripts, language=language,
                     uploaded_by=recorded(uploaded_by))

@@ -59,7 +59,7 @@ def delete_corpus(*, corpus: Corpus, user=OPERATOR) -> None:
     with transaction.atomic():
         locked = Corpus.objects.select_for_update().get(pk=corpus.pk)
         _refuse_if_used(f"corpus {corpus.name!r}", corpus_dependents(locked))
-        stored = locked.file.name
+        stored = locked.object_name
         locked.delete()
         transaction.on_commit(lambda: _remove_file(stored))
 
@@ -102,7 +102,7 @@ def _said(kinds) -> list[str]:
 def _remove_file(name: str) -> None:
     """The deleted corpus's file, unless another row holds it; a store that does not answer
     leaves it to the sweep."""
-    if Corpus.objects.filter(file=name).exists():
+    if Corpus.objects.filter(object_name=name).exists():
         return
     try:
         get_store().delete(name)

@@ -70,7 +70,7 @@ def corpus_diff(*, old: TokenizerVersion, new: TokenizerVersion, corpus: Corpus)
 def sample_lines(corpus: Corpus) -> list[str]:
     """The whole lines of the corpus's first ``SAMPLE_BYTES``."""
     try:
-        data = get_store().read_range(corpus.file.name, 0, SAMPLE_BYTES)
+        data = get_store().read_range(corpus.object_name, 0, SAMPLE_BYTES)
     except OSError as exc:
         raise Damaged(f"the file of corpus {corpus.name!r} cannot be read ({exc.strerror}); "
                       f"run manage.py verify") from None

@@ -1,19 +1,15 @@
-"""Downloads: a version's files in one format, rendered once per digest under ``exports/`` in
-the store (``MEDIA_ROOT``, or the bucket), and the single file (a zip for multi-file formats)
-that is served; ``damaged_downloads`` checks them for ``manage.py verify``."""
+"""Downloads: a version's files in one format, rendered once per digest into the store under
+``exports/`` as the single file (a zip for multi-file formats) that is served, and its gzip;
+``damaged_downloads`` checks them for ``manage.py verify``. The store is the only place they
+are kept, and this module never asks which store it has."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
-
-from ..bpe.atomic_files import write_files
 from ..bpe.formats import FORMATS, KIND_FORMATS, check_format, dumps_tokenizer
 from ..bpe.formats.archive import download_file
 from ..caches import BoundedCache
@@ -26,32 +22,14 @@ NOTHING_WRITTEN = "nothing was written"  # a full disk (NoRoom, 507): no file, w
 
 
 def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[str, bytes]:
-    """The files of a version in ``format``, cached under ``MEDIA_ROOT/exports`` by digest
-    (with a bucket as the store: rendered anew; the download is what is kept there)."""
+    """The files of a version in ``format``, rendered from the version itself. Nothing is
+    kept beside the store: what is served is the download ``render_download`` stores once per
+    digest, whichever store it is."""
     check_download_format(version, format)
     name = version.tokenizer.name
-    folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / format / name
-    if get_store().kind == "local" and folder.is_dir():
-        return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
     tokenizer = version.load_tokenizer(web=True)
-    files = (engine_files(tokenizer, format, name) if version.algorithm in ENGINE_KINDS
-             else dumps_tokenizer(tokenizer, format, name))
-    if get_store().kind != "local":
-        return files
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    # a ".part" folder: what a killed render leaves, the sweep removes (``services.sweep``)
-    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".staging-", suffix=".part"))
-    try:
-        with room_checked(NOTHING_WRITTEN):
-            write_files(staging, files)
-    except BaseException:  # a full disk: nothing of it stays
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    try:
-        staging.rename(folder)
-    except OSError:  # another process cached it first
-        shutil.rmtree(staging, ignore_errors=True)
-    return files
+    return (engine_files(tokenizer, format, name) if version.algorithm in ENGINE_KINDS
+            else dumps_tokenizer(tokenizer, format, name))
 
 
 def download_formats(kind: str) -> tuple[str, ...]:
@@ -137,8 +115,8 @@ def render_download(*, version: TokenizerVersion, format: str) -> Download:
     store = get_store()
     key = (store.describe(), version.digest, format, version.tokenizer.name)
     kept = _DOWNLOADS.get(key)
-    if kept is not None and (store.kind != "local" or store.exists(kept.name)):
-        return kept  # (in a bucket, objects named by digest do not change)
+    if kept is not None and store.exists(kept.name):
+        return kept  # (an object removed by hand meanwhile: read the record again)
     folder = f"exports/{version.digest}/{format}/download/"
     record = f"{folder}{version.tokenizer.name}.sha256"
     artifact = _stored_download(store, record)
@@ -161,9 +139,8 @@ def _stored_download(store, record: str) -> Download | None:
         artifact = Download.from_record(store.read_bytes(record))
     except (FileNotFoundError, ValueError, UnicodeDecodeError):
         return None
-    if store.kind == "local" and not (store.exists(artifact.name)
-                                      and store.exists(artifact.gzip_name)):
-        return None  # a file removed by hand: render again
+    if not (store.exists(artifact.name) and store.exists(artifact.gzip_name)):
+        return None  # an object removed by hand: render again
     return artifact
 
 

@@ -46,7 +46,7 @@ def fans_out(evaluation: Evaluation) -> bool:
 
 def corpus_ranges(evaluation: Evaluation) -> ObjectRanges:
     corpus = evaluation.corpus
-    return ObjectRanges(get_store(), corpus.file.name, corpus.size_bytes)
+    return ObjectRanges(get_store(), corpus.object_name, corpus.size_bytes)
 
 
 def fan_out_evaluation(evaluation: Evaluation, tokenizer) -> bool:

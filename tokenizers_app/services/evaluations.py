@@ -135,7 +135,7 @@ def _compute(evaluation: Evaluation, fan_out: bool = False) -> Evaluation:
     """The metrics, and the tokens of the corpus's most frequent words (for the compare page);
     ``fan_out``: a corpus above ``FANOUT_MIN_BYTES`` is evaluated in parts by other tasks
     (``evaluation_fanout``), and this one returns once they are sent."""
-    store, name = get_store(), evaluation.corpus.file.name
+    store, name = get_store(), evaluation.corpus.object_name
     most = read_limit()
     try:
         tokenizer = evaluation.version.load_tokenizer()

@@ -79,7 +79,7 @@ def count_corpus_part(*, part_id: int, worker: str = "") -> None:
 
 def corpus_ranges(corpus: Corpus) -> ObjectRanges:
     """The corpus's bytes as the core's counting reads them: by byte range, from the store."""
-    return ObjectRanges(get_store(), corpus.file.name, corpus.size_bytes)
+    return ObjectRanges(get_store(), corpus.object_name, corpus.size_bytes)
 
 
 def _part_counts_name(part: CountPart) -> str:

@@ -39,7 +39,7 @@ def damaged_corpora():
     for corpus in Corpus.objects.order_by("pk"):
         try:
             digest, size = hashlib.sha256(), 0
-            with get_store().open(corpus.file.name) as stream:
+            with get_store().open(corpus.object_name) as stream:
                 while block := stream.read(BLOCK):
                     digest.update(block)
                     size += len(block)

@@ -94,7 +94,7 @@ def check_pattern_on_samples(pattern: str, corpora: list[Corpus]) -> None:
     check_pattern(pattern)
     for corpus in corpora:
         try:
-            sample = get_store().read_range(corpus.file.name, 0, PATTERN_SAMPLE_BYTES).decode(
+            sample = get_store().read_range(corpus.object_name, 0, PATTERN_SAMPLE_BYTES).decode(
                 "utf-8", "ignore")
         except OSError as exc:
             raise Damaged(f"the file of corpus {corpus.name!r} cannot be read "
@@ -125,7 +125,7 @@ def execute_training_run(*, run_id: int) -> None:
         corpora = list(run.corpora.order_by("name"))
         weights = run.weights_for(corpora)  # None when every corpus weighs 1 (as before)
         with ExitStack() as copies:  # the corpus files themselves, or copies from a bucket
-            paths = [copies.enter_context(local_copy(get_store(), corpus.file.name,
+            paths = [copies.enter_context(local_copy(get_store(), corpus.object_name,
                                                      corpus.sha256, corpus.size_bytes))
                      for corpus in corpora]
             if run.extends_id is not None:  # an extension run (services.extensions)

@@ -43,9 +43,8 @@ class Writer:
 
 
 class Store:
-    """Files by name: written whole, read whole, streamed or by byte range, listed, deleted."""
-
-    kind = ""
+    """Files by name: written whole, read whole, streamed or by byte range, listed, deleted.
+    Callers never ask which store they have: what differs is behind these methods."""
 
     def describe(self) -> str:
         raise NotImplementedError

@@ -21,7 +21,7 @@ BLOCK = 1 << 20
 
 @contextmanager
 def local_copy(store, name: str, sha256: str, size: int):
-    """``with local_copy(store, corpus.file.name, corpus.sha256, corpus.size_bytes) as path:``"""
+    """``with local_copy(store, corpus.object_name, corpus.sha256, corpus.size_bytes) as path:``"""
     path = store.local_path(name)
     if path is not None:
         yield path

@@ -16,8 +16,6 @@ class LocalStore(Store):
     """``MEDIA_ROOT`` (read from the settings on each call). Writes go to a ``.part`` file
     beside the target, fsynced, then renamed over it."""
 
-    kind = "local"
-
     @property
     def root(self) -> Path:
         return Path(settings.MEDIA_ROOT)

@@ -1,6 +1,6 @@
-"""An S3-compatible bucket (``STORAGE_URL=s3://BUCKET/PREFIX``), through django-storages' S3
-backend (its settings, session and client) and boto3's calls for what the backend does not do:
-multipart uploads that are completed or aborted, ranged reads, copies and listings.
+"""An S3-compatible bucket (``STORAGE_URL=s3://BUCKET/PREFIX``, read by ``storage_url``),
+through boto3: multipart uploads that are completed or aborted, ranged reads, copies and
+listings.
 
 Endpoint and keys come from the standard ``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``,
 ``AWS_SECRET_ACCESS_KEY`` and ``AWS_DEFAULT_REGION``. A missing object is ``FileNotFoundError``;
@@ -13,12 +13,9 @@ import errno
 import io
 import logging
 from contextlib import contextmanager
-from urllib.parse import urlsplit
-
 import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
-from storages.backends.s3 import S3Storage
 from urllib3.exceptions import HTTPError
 
 from ..errors import StoreUnavailable
@@ -47,29 +44,18 @@ def _safe_code(code: str) -> str:
     return code if code.isalnum() and len(code) <= 40 else "an error"
 
 
-def parse_storage_url(url: str) -> tuple[str, str]:
-    """``parse_storage_url("s3://registry/prod") -> ("registry", "prod")``."""
-    parts = urlsplit(url)
-    if parts.scheme != "s3" or not parts.netloc:
-        raise ValueError(f"STORAGE_URL must look like s3://BUCKET/PREFIX, got {url!r}")
-    return parts.netloc, parts.path.strip("/")
-
-
 class S3Store(Store):
-    kind = "s3"
+    """The bucket and prefix of ``url`` (as ``storage_url`` read them)."""
 
-    def __init__(self, url: str, options: dict, part_bytes: int, timeout_seconds: int):
-        self.bucket, self.prefix = parse_storage_url(url)
-        self.url, self.part_bytes = url, part_bytes
+    def __init__(self, url: str, bucket: str, prefix: str, options: dict, part_bytes: int,
+                 timeout_seconds: int):
+        self.url, self.bucket, self.prefix, self.part_bytes = url, bucket, prefix, part_bytes
         config = Config(connect_timeout=timeout_seconds, read_timeout=timeout_seconds,
                         retries={"max_attempts": 2, "mode": "standard"},
                         s3={"addressing_style": "path"})  # a bucket as a path: any endpoint
-        # django-storages' backend, on the same settings, is what the records' FileFields use
-        self.backend = S3Storage(bucket_name=self.bucket, location=self.prefix,
-                                 client_config=config, **options)
         self.endpoint = options.get("endpoint_url") or "the default AWS endpoint"
-        # one client for every thread (boto3's clients are thread-safe): the backend makes a
-        # session and resource per thread, some 20 MB each in a threaded web server
+        # one client for every thread (boto3's clients are thread-safe): a session and resource
+        # per thread would cost some 20 MB each in a threaded web server
         self.client = boto3.session.Session(
             aws_access_key_id=options.get("access_key"),
             aws_secret_access_key=options.get("secret_key"),

@@ -31,7 +31,7 @@ def corpus_list(request):
 @readable
 def corpus_detail(request, name):
     corpus = get_object_or_404(Corpus, name=name)
-    sample = get_store().read_range(corpus.file.name, 0, SAMPLE_BYTES).decode(
+    sample = get_store().read_range(corpus.object_name, 0, SAMPLE_BYTES).decode(
         "utf-8", errors="ignore")
     return render(request, "tokenizers_app/corpus.html", {
         "corpus": corpus, "sample": sample,
@@ -72,7 +72,7 @@ def corpus_delete(request, name):
 @login_required
 def corpus_file(request, name):
     corpus = get_object_or_404(Corpus, name=name)
-    response = FileResponse(get_store().open(corpus.file.name), as_attachment=True,
+    response = FileResponse(get_store().open(corpus.object_name), as_attachment=True,
                             filename=f"{corpus.name}.txt",
                             content_type="text/plain; charset=utf-8")
     response["Content-Length"] = corpus.size_bytes

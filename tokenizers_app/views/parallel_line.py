@@ -81,6 +81,6 @@ def _line_rows(chosen_set, number: int, versions) -> list[dict]:
 
 
 def _nth_line(corpus, number: int) -> str:
-    with get_store().open(corpus.file.name) as stream:
+    with get_store().open(corpus.object_name) as stream:
         line = next(islice(stream, number - 1, None), b"")
     return line.decode().rstrip("\n")

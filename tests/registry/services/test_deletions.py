@@ -28,7 +28,7 @@ def people(django_user_model):
 
 
 def stored(corpus) -> Path:
-    return Path(settings.MEDIA_ROOT) / corpus.file.name
+    return Path(settings.MEDIA_ROOT) / corpus.object_name
 
 
 def test_an_unused_corpus_goes_with_its_file_and_verify_and_the_sweep_stay_clean(

@@ -14,6 +14,10 @@ from tokenizers_app.services.sweep import sweep_leftovers
 
 pytestmark = pytest.mark.django_db
 
+# the one sweep answers the same kinds of leftover whichever the store (MEDIA_ROOT here)
+NOTHING = {"count parts": [], "corpus files": [], "part files": [], "unfinished uploads": [],
+           "downloads without a record": [], "evaluation parts": []}
+
 
 def make(relative: str, age_seconds: float) -> Path:
     path = Path(settings.MEDIA_ROOT) / relative
@@ -46,8 +50,7 @@ def test_dead_attempts_and_stale_part_files_go_live_work_stays(corpus):
     assert removed["corpus files"] == []  # the corpus's own file has its row
     assert kept.is_file() and fresh.is_file() and corpus.path.is_file()
     assert not (Path(settings.MEDIA_ROOT) / "runs" / str(done.pk)).exists()
-    assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "corpus files": [],
-                                                   "part files": [], "evaluation parts": []}
+    assert sweep_leftovers(min_age_seconds=60) == NOTHING
 
 
 def test_a_corpus_file_without_its_row_goes_once_old_enough(corpus):
@@ -61,41 +64,51 @@ def test_a_corpus_file_without_its_row_goes_once_old_enough(corpus):
 def test_nothing_is_removed_before_it_is_old_enough(corpus):
     make("runs/999999/attempt-1/part-0.json", 10)
     make("exports/abc/hf/download/.tokenizer.json.x.part", 10)
-    assert sweep_leftovers(min_age_seconds=60) == {"count parts": [], "corpus files": [],
-                                                   "part files": [], "evaluation parts": []}
+    make("exports/abc/hf/download/t-tokenizer.json.gz", 10)  # its record is being written
+    assert sweep_leftovers(min_age_seconds=60) == NOTHING
 
 
-def test_a_render_killed_mid_write_leaves_a_staging_folder_the_sweep_removes(corpus,
-                                                                            monkeypatch):
+def test_a_render_killed_mid_write_leaves_objects_the_sweep_removes(corpus, client,
+                                                                   monkeypatch):
+    """A download is rendered into the store only (no folder beside it): killed after its gzip
+    and half its file, it leaves an object no record names and a ``.part``, which the sweep
+    removes once old, as it does in a bucket; the next request renders it whole."""
     from tests.registry.helpers import train
     from tokenizers_app.services import downloads
+    from tokenizers_app.storage.local import LocalStore
 
     version = train(corpus, "t", vocab_size=300).versions.get()
-    staged = []
+    downloads._DOWNLOADS.clear()
+    write = LocalStore.write_bytes
 
-    def killed(folder, files):  # a first file half written, then the process dies
-        (folder / ".tokenizer.json.x.part").write_bytes(b'{"half')
-        staged.append(folder)
+    def killed(self, name, data):  # the gzip stored, the file half written, then death
+        if name.endswith(".gz"):
+            return write(self, name, data)
+        self.writer(name).write(data[:10])  # neither committed nor aborted: a .part stays
         raise SystemExit("killed")
 
     with monkeypatch.context() as dying:
-        dying.setattr(downloads, "write_files", killed)
-        dying.setattr(downloads.shutil, "rmtree", lambda *args, **kwargs: None)  # no clean-up
+        dying.setattr(LocalStore, "write_bytes", killed)
         with pytest.raises(SystemExit):
-            downloads.render_tokenizer_files(version=version, format="hf")
-    [folder] = staged
-    exports = Path(settings.MEDIA_ROOT) / "exports"
-    assert folder.parent == exports / version.digest / "hf" and folder.name.endswith(".part")
-    assert sweep_leftovers(min_age_seconds=60)["part files"] == []  # a render may be under way
+            downloads.render_download(version=version, format="hf")
+    folder = Path(settings.MEDIA_ROOT) / "exports" / version.digest / "hf" / "download"
+    left = sorted(p.name for p in folder.iterdir())
+    assert len(left) == 2 and left[1] == "t-tokenizer.json.gz" and left[0].endswith(".part")
+    assert sweep_leftovers(min_age_seconds=60) == NOTHING  # a render may be under way
     then = time.time() - 3600
-    os.utime(folder, (then, then))
+    for path in folder.iterdir():
+        os.utime(path, (then, then))
 
     removed = sweep_leftovers(min_age_seconds=60)
 
-    assert removed["part files"] == [str(folder.relative_to(settings.MEDIA_ROOT))]
-    assert not folder.exists()
-    assert downloads.render_tokenizer_files(version=version, format="hf")  # renders again
-    assert [p.name for p in (exports / version.digest / "hf").iterdir()] == ["t"]
+    download = f"exports/{version.digest}/hf/download"
+    assert removed["part files"] == [f"{download}/{left[0]}"]
+    assert removed["downloads without a record"] == [f"{download}/t-tokenizer.json.gz"]
+    answer = client.get("/api/tokenizers/t/versions/1/download?format=hf")  # renders again
+    assert answer.status_code == 200
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "t-tokenizer.json", "t-tokenizer.json.gz", "t.sha256"]
+    assert sweep_leftovers(min_age_seconds=0) == NOTHING
 
 
 def test_the_part_totals_of_a_finished_evaluation_go_those_of_a_running_one_stay(corpus):

@@ -8,9 +8,10 @@ from tokenizers_app.services.sweep import sweep_leftovers
 
 class Command(BaseCommand):
     help = ("Remove what dead work left in the store (MEDIA_ROOT or the bucket): count files of "
-            "fan-out attempts no merge will read, corpus files without a row, .part files of "
-            "killed uploads and writes, and (in a bucket) unfinished multipart uploads. Celery "
-            "beat runs this every SWEEP_EVERY_SECONDS.")
+            "fan-out attempts and evaluation part totals no merge will read, corpus files "
+            "without a row, .part files of killed uploads and writes, downloads without their "
+            "record, and (in a bucket) unfinished multipart uploads. Celery beat runs this "
+            "every SWEEP_EVERY_SECONDS.")
 
     def add_arguments(self, parser):
         parser.add_argument("--min-age-seconds", type=int, default=settings.SWEEP_MIN_AGE_SECONDS,
