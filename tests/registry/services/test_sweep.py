@@ -61,6 +61,19 @@ def test_a_corpus_file_without_its_row_goes_once_old_enough(corpus):
     assert not orphan.exists() and young.is_file() and corpus.path.is_file()
 
 
+def test_the_render_cache_older_code_kept_beside_the_store_goes_once_old(corpus):
+    """Older code cached rendered files under ``exports/DIGEST/FORMAT/NAME/`` beside the
+    downloads; no record names them, so the one sweep removes them, as any object under
+    ``exports/`` without its record."""
+    make("exports/abc/hf/prose-bpe/tokenizer.json", 3600)
+    make("exports/abc/hf/.staging-x.part/prose-bpe/tokenizer.json", 3600)
+    removed = sweep_leftovers(min_age_seconds=60)
+    assert removed["downloads without a record"] == [
+        "exports/abc/hf/.staging-x.part/prose-bpe/tokenizer.json",
+        "exports/abc/hf/prose-bpe/tokenizer.json"]
+    assert sweep_leftovers(min_age_seconds=60) == NOTHING
+
+
 def test_nothing_is_removed_before_it_is_old_enough(corpus):
     make("runs/999999/attempt-1/part-0.json", 10)
     make("exports/abc/hf/download/.tokenizer.json.x.part", 10)
