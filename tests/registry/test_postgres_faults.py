@@ -297,7 +297,7 @@ def test_postgres_restarted_between_the_corpus_file_move_and_its_insert(registry
     finally:
         command.kill()
         lock.close()
-    rows = [file for (file,) in registry.sql("SELECT file FROM tokenizers_app_corpus")]
+    rows = [name for (name,) in registry.sql("SELECT object_name FROM tokenizers_app_corpus")]
     if command.returncode:  # the INSERT died with its session (nearly always)
         assert "Traceback" not in stderr and stderr.splitlines()[-1].startswith(
             "CommandError: the database did not answer ("), stderr
