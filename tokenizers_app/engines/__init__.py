@@ -18,7 +18,6 @@ from .registry import (
     ROWS,
     TokenizerKind,
     describe,
-    download_formats,
     engine_digest,
     engine_files,
     evaluate,
@@ -29,10 +28,9 @@ from .registry import (
     load_engine,
     read_formats,
     register,
-    stored_in_file,
 )
 
 __all__ = ["FILE", "FORMAT_TEXT", "KINDS", "ROWS", "Engine", "KindDescription", "TokenizerKind",
-           "describe", "download_formats", "engine_digest", "engine_files", "evaluate",
+           "describe", "engine_digest", "engine_files", "evaluate",
            "kind_choices", "kind_named", "kind_notes", "kind_of", "load_engine",
-           "read_engine_files", "read_formats", "register", "stored_in_file", "unknown_token"]
+           "read_engine_files", "read_formats", "register", "unknown_token"]
