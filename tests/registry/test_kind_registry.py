@@ -67,7 +67,6 @@ class ByteKind(TokenizerKind):
 
     name, label = "bytes", "one token per byte"
     description = "each UTF-8 byte is a token of its own"
-    has_merge_tree = False
 
     def from_rows(self, vocab, merges, counts, special_ids, pattern, options):
         return ByteTokenizer({i: bytes(token) for i, token in vocab.items()})

@@ -31,7 +31,6 @@ class TokenizerKind:
     reads: tuple[str, ...] = ()  # the import formats whose files may hold one
     downloads: tuple[str, ...] = ()  # the formats a version of it downloads as
     trains: bool = False  # whether a run of ours trains one (``bpe``)
-    has_merge_tree: bool = True  # whether a token page draws the merges that made it
     has_standard_layout: bool = False  # ids may be special tokens, 256 bytes, then merges
     has_alphabet: bool = False  # its base symbols are an alphabet of characters (vocab rows
     # of kind ``symbol``), laid out before the merges when trained
@@ -96,6 +95,11 @@ class TokenizerKind:
         """What its vocabulary holds and its tokens are built from, for its pages."""
         return descriptions.library(tokenizer, self.library_name or self.label)
 
+    def has_merge_tree(self, tokenizer) -> bool:
+        """Whether its tokens are made by merges, so a token page draws the tree that made
+        one (a WordPiece, Unigram or WordLevel model has none)."""
+        return bool(tokenizer.merges)
+
     def word_end(self, tokenizer) -> str:
         """The mark that ends a word's last token ("" when its tokens carry none)."""
         return ""
@@ -108,6 +112,9 @@ class CoreKind(TokenizerKind):
     """A kind our core trains, stores as rows and evaluates (``bpe``)."""
 
     trains = True
+
+    def has_merge_tree(self, tokenizer) -> bool:
+        return True  # its bytes or characters, merged
 
     def evaluate_totals(self, tokenizer, blocks: Iterable[str]) -> EvalTotals:
         return core_evaluation.evaluate_totals(tokenizer, blocks)
@@ -145,6 +152,3 @@ class FileKind(TokenizerKind):
 
     def canonical_files(self, tokenizer, format: str, name: str) -> dict[str, bytes]:
         raise NotImplementedError
-
-    def has_merges(self, tokenizer) -> bool:
-        return bool(tokenizer.merges)

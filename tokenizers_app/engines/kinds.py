@@ -116,7 +116,7 @@ def library(tokenizer, library: str) -> KindDescription:
         ["the byte pieces"] if kinds["byte"] else [])
     base_tokens = ", ".join(base[:-1]) + " and " + base[-1] if len(base) > 1 else base[0]
     return KindDescription(f"{library} {model}", holds, "pieces", base_tokens, merges, unk,
-                           has_merges=bool(tokenizer.merges), leaves=_leaves(tokenizer))
+                           leaves=_leaves(tokenizer))
 
 
 def _pieces(tokenizer, model: str, normal: int) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ..bpe import CharBPETokenizer
 from ..bpe import Tokenizer as CoreTokenizer
@@ -104,7 +105,6 @@ class HuggingFace(FileKind):
     description = "any tokenizer.json that Hugging Face tokenizers loads"
     reads = ("hf", "transformers")
     downloads = ("hf", "transformers")
-    has_merge_tree = False
     library_name = "Hugging Face"
     engine = HFEngine
 
@@ -147,7 +147,6 @@ class SentencePiece(FileKind):
     name, label = "sentencepiece", "SentencePiece model"
     description = "a .model that the sentencepiece library loads"
     reads = downloads = ("sentencepiece",)
-    has_merge_tree = False
     library_name = "SentencePiece"
     engine = SentencePieceEngine
 
@@ -249,7 +248,8 @@ def describe(tokenizer) -> descriptions.KindDescription:
     never changes)."""
     found = getattr(tokenizer, "_kind_description", None)
     if found is None:
-        found = kind_of(tokenizer).describe(tokenizer)
+        kind = kind_of(tokenizer)
+        found = replace(kind.describe(tokenizer), has_merges=kind.has_merge_tree(tokenizer))
         tokenizer._kind_description = found
     return found
 
