@@ -2,6 +2,7 @@
 module only, is listed among the kinds, stored as a version, loaded back and evaluated, with no
 other module touched. Adding a kind to the house is one ``TokenizerKind`` and its tests."""
 
+import json
 from collections.abc import Iterable
 
 import pytest
@@ -71,7 +72,7 @@ class ByteKind(TokenizerKind):
     def from_rows(self, vocab, merges, counts, special_ids, pattern, options):
         return ByteTokenizer({i: bytes(token) for i, token in vocab.items()})
 
-    def notes(self, tokenizer) -> list[str]:
+    def notes(self, canonical: bytes) -> list[str]:
         return ["Every byte is one token: compression is 1 byte per token."]
 
 
@@ -109,6 +110,7 @@ def test_a_kind_registered_in_a_test_is_stored_loaded_and_evaluated(byte_kind):
     assert version.algorithm == "bytes" and version.status == TokenizerVersion.Status.READY
     assert version.get_algorithm_display() == "one token per byte"
     assert version.kind is byte_kind and version.vocab_entries.count() == 256
+    assert version.kind_notes() == ["Every byte is one token: compression is 1 byte per token."]
 
     _LOADED.clear()
     loaded = TokenizerVersion.objects.get(pk=version.pk).load_tokenizer()
@@ -121,3 +123,15 @@ def test_a_kind_registered_in_a_test_is_stored_loaded_and_evaluated(byte_kind):
     assert evaluation.metrics["compression_ratio"] == pytest.approx(1.0)
     assert evaluation.metrics["lossless_rate"] == 1.0
     assert "unknown_rate" not in evaluation.metrics
+
+
+def test_an_engine_kind_notes_read_its_file_fields_not_its_description():
+    bert = json.dumps({"model": {"type": "WordPiece"},
+                       "normalizer": {"type": "Sequence",
+                                      "normalizers": [{"type": "BertNormalizer"}]}}).encode()
+    notes = kind_named("hf").notes(bert)
+    assert any("WordPiece cannot spell is one [UNK]" in note for note in notes)
+    assert any("lowercases and strips accents" in note for note in notes)
+    plain = kind_named("hf").notes(json.dumps({"model": {"type": "BPE"}}).encode())
+    assert not any("[UNK]" in note or "Lossless" in note for note in plain)
+    assert kind_named("byte_bpe").notes(b"")[0].startswith("Byte-fallback rate")

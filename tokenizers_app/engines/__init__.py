@@ -23,7 +23,6 @@ from .registry import (
     evaluate,
     kind_choices,
     kind_named,
-    kind_notes,
     kind_of,
     load_engine,
     read_formats,
@@ -32,5 +31,5 @@ from .registry import (
 
 __all__ = ["FILE", "FORMAT_TEXT", "KINDS", "ROWS", "Engine", "KindDescription", "TokenizerKind",
            "describe", "engine_digest", "engine_files", "evaluate",
-           "kind_choices", "kind_named", "kind_notes", "kind_of", "load_engine",
+           "kind_choices", "kind_named", "kind_of", "load_engine",
            "read_engine_files", "read_formats", "register", "unknown_token"]

@@ -86,8 +86,9 @@ class TokenizerKind:
         """Where a corpus may be cut into parts for it (``eval_totals.cut_allowed``)."""
         return BLANK_LINES
 
-    def notes(self, tokenizer) -> list[str]:
-        """What its metrics mean for this kind, beside the numbers."""
+    def notes(self, canonical: bytes) -> list[str]:
+        """What its metrics mean for this kind, beside the numbers; ``canonical``: a kind kept
+        as a file reads its fields (model type, normalizer) there, the others get b""."""
         return []
 
     # showing

@@ -46,7 +46,7 @@ class ByteBPE(CoreKind):
     def from_rows(self, vocab, merges, counts, special_ids, pattern, options):
         return CoreTokenizer(vocab, merges, special_ids, pattern, merge_counts=counts)
 
-    def notes(self, tokenizer) -> list[str]:
+    def notes(self, canonical: bytes) -> list[str]:
         return ["Byte-fallback rate: multi-byte characters that a token boundary cuts through. "
                 "No unknown rate: every byte has a token."]
 
@@ -78,7 +78,7 @@ class CharBPE(CoreKind):
             raise ValueError(f"special token ids {special_ids} do not match the vocab")
         return tokenizer
 
-    def notes(self, tokenizer) -> list[str]:
+    def notes(self, canonical: bytes) -> list[str]:
         return ["Unknown rate: characters that encode to <unk> (outside the alphabet seen in "
                 "training). Lossless rate: whitespace runs decode as one space."]
 
@@ -114,13 +114,13 @@ class HuggingFace(FileKind):
             return {HF_FILE: tokenizer.canonical}
         return {HF_FILE: tokenizer.canonical, **transformers_config(tokenizer)}
 
-    def notes(self, tokenizer) -> list[str]:
+    def notes(self, canonical: bytes) -> list[str]:
         """From its file's model type and normalizer."""
         try:
-            doc = json.loads(tokenizer.canonical)
+            doc = json.loads(canonical)
         except ValueError:
             doc = {}
-        model = (doc.get("model") or {}).get("type") or getattr(tokenizer, "model_type", "")
+        model = (doc.get("model") or {}).get("type")
         notes = list(LIBRARY_NOTES)
         if model == "WordPiece":
             notes.append("Unknown rate: a word WordPiece cannot spell is one [UNK], so all its "
@@ -153,9 +153,9 @@ class SentencePiece(FileKind):
     def canonical_files(self, tokenizer, format: str, name: str) -> dict[str, bytes]:
         return {f"{name}.model": tokenizer.canonical}
 
-    def notes(self, tokenizer) -> list[str]:
+    def notes(self, canonical: bytes) -> list[str]:
         """From its model's normalization rule (``identity``: none)."""
-        rule = normalization_rule(tokenizer.canonical)
+        rule = normalization_rule(canonical)
         notes = [*LIBRARY_NOTES, UNKNOWN_NOTE]
         if rule.startswith("nmt"):
             notes.append(_lossless_note("rewrites the text (Unicode normalization, whitespace)"))
@@ -252,11 +252,6 @@ def describe(tokenizer) -> descriptions.KindDescription:
         found = replace(kind.describe(tokenizer), has_merges=kind.has_merge_tree(tokenizer))
         tokenizer._kind_description = found
     return found
-
-
-def kind_notes(tokenizer) -> list[str]:
-    """What the metrics of ``tokenizer`` mean for its kind."""
-    return kind_of(tokenizer).notes(tokenizer)
 
 
 def engine_files(engine, format: str, name: str = "tokenizer") -> dict[str, bytes]:

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
-from ..engines import FORMAT_TEXT, describe, kind_notes
+from ..engines import FORMAT_TEXT, describe
 from ..errors import REFUSALS, NotFound
 from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
@@ -76,7 +76,7 @@ def version_detail(request, name, ref):
         "kind": describe(tokenizer), "formats": formats,
         "format_texts": [(format, FORMAT_TEXT[format]) for format in formats],
         "kind_notes": [(version.label, version.get_algorithm_display(),
-                        kind_notes(tokenizer))],
+                        version.kind_notes())],
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
