@@ -15,7 +15,6 @@ from ..bpe.formats import dumps_tokenizer
 from ..bpe.training import has_standard_layout
 from . import kinds as descriptions
 from .evaluation import library_totals
-from .hf import HFEngine
 
 ROWS, FILE = "rows", "file"  # where a version's contents are kept (``stored_in``)
 
@@ -31,7 +30,7 @@ class TokenizerKind:
     reads: tuple[str, ...] = ()  # the import formats whose files may hold one
     downloads: tuple[str, ...] = ()  # the formats a version of it downloads as
     trains: bool = False  # whether a run of ours trains one (``bpe``)
-    has_standard_layout: bool = False  # ids may be special tokens, 256 bytes, then merges
+    may_have_standard_layout: bool = False  # ids may be special tokens, 256 bytes, then merges
     has_alphabet: bool = False  # its base symbols are an alphabet of characters (vocab rows
     # of kind ``symbol``), laid out before the merges when trained
     pattern_name: str = "pattern"  # what its ``pattern`` is, as pages name it
@@ -52,7 +51,7 @@ class TokenizerKind:
 
     def standard_layout(self, tokenizer) -> bool:
         """Whether the version's vocab may be derived from its merges instead of read."""
-        return self.has_standard_layout and has_standard_layout(tokenizer)
+        return self.may_have_standard_layout and has_standard_layout(tokenizer)
 
     def from_rows(self, vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
                   counts: list[int] | None, special_ids: dict[str, int], pattern: str,
@@ -132,7 +131,7 @@ class FileKind(TokenizerKind):
     for the pages, loaded in a child process (``sandbox``)."""
 
     stored_in = FILE
-    engine: type = HFEngine
+    engine: type  # the library's wrapper that loads its file (``hf.HFEngine``, ...)
 
     def digest(self, tokenizer) -> str:
         """sha256 over the kind and the canonical file: the same content is the same version."""

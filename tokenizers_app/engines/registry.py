@@ -7,7 +7,7 @@ asks a kind. A version's ``algorithm`` names its kind; ``kind_named(version.algo
 - how a version of it is kept (``stored_in``: the core's merge and vocab rows, or the library's
   canonical file beside its rows), loaded (``from_rows`` / ``load_file``) and named (``digest``);
 - how it is evaluated (``evaluate_totals``, ``metrics``, ``cut_rule``) and the notes beside its
-  metrics (``notes``, from the loaded tokenizer's own fields);
+  metrics (``notes``, from its canonical file's fields: model type, normalizer);
 - whether it trains (``trains``), how its tokens are shown (``describe``, ``word_end``) and
   whether it has a merge tree (``has_merge_tree``).
 
@@ -33,11 +33,12 @@ from .hf import HFEngine
 from .kind import FILE, ROWS, CoreKind, FileKind, TokenizerKind
 from .spm import SentencePieceEngine, normalization_rule
 
+
 class ByteBPE(CoreKind):
     name, label = "byte_bpe", "byte-level BPE"
     description = "Byte-level BPE (GPT-2, tiktoken): any text, no unknown token"
     reads = downloads = BYTE_FORMATS
-    has_standard_layout = True
+    may_have_standard_layout = True
 
     def check_import(self, tokenizer) -> None:
         """Its pattern is a regex: one that backtracks without end is refused."""

@@ -66,7 +66,7 @@ def version_download_formats(version: TokenizerVersion) -> tuple[str, ...]:
     """The formats this version downloads as: its kind's, less those its ids cannot be laid out
     in (tekken numbers special tokens first, then every other token without a gap)."""
     formats = download_formats(version.algorithm)
-    if version.kind.has_standard_layout and not version.standard_layout:
+    if version.kind.may_have_standard_layout and not version.standard_layout:
         formats = tuple(format for format in formats if format not in LAYOUT_FORMATS)
     return formats
 
