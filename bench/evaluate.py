@@ -169,7 +169,7 @@ def _load(recipe) -> None:
 
 def _evaluate_part(path: str, start: int, end: int):
     from tokenizers_app.bpe.eval_parts import part_blocks
-    from tokenizers_app.engines.evaluation import evaluate_totals
+    from tokenizers_app.engines.registry import evaluate_totals
 
     totals = evaluate_totals(_LOADED, part_blocks(path, start, end))
     return totals.to_json(), os.getpid(), _peak_rss()
@@ -199,7 +199,7 @@ def over_workers(tokenizer, path: str, workers: int, part_bytes: int):
 
     from tokenizers_app.bpe.eval_parts import plan_parts
     from tokenizers_app.bpe.eval_totals import EvalTotals
-    from tokenizers_app.engines.evaluation import cut_rule
+    from tokenizers_app.engines.registry import cut_rule
 
     ranges = plan_parts(path, cut_rule(tokenizer), part_bytes)
     merged, peaks = EvalTotals(), {}
@@ -271,7 +271,7 @@ def corpus_file(path: str | None, megabytes: float, folder: str) -> str:
 def main_workers(opts) -> None:
     import tempfile
 
-    from tokenizers_app.engines.evaluation import evaluate_totals
+    from tokenizers_app.engines.registry import evaluate_totals
 
     fixtures = Path(opts.fixtures)
     fixtures = fixtures / "gpt2" if (fixtures / "gpt2").is_dir() else fixtures

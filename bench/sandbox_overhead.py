@@ -10,9 +10,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' trained files
 
 from tests.engines.test_engines import KINDS
-from tokenizers_app.engines.evaluation import evaluate
-from tokenizers_app.engines.files import engine_digest
 from tokenizers_app.engines.hf import HFEngine
+from tokenizers_app.engines.registry import engine_digest, evaluate
 from tokenizers_app.engines.remote import SandboxedEngine
 from tokenizers_app.engines.sandbox import EnginePool, Limits, raise_refusal
 

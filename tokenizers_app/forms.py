@@ -8,6 +8,8 @@ from .bpe.counting import MAX_CORPUS_WEIGHT
 from .bpe.formats import FORMATS
 from .bpe.formats.tiktoken import PUBLISHED
 from .bpe.parameters import MIN_FREQUENCY_BOUNDS, UNK
+from .engines import KINDS
+from .engines.registry import library_formats
 from .errors import RegistryError
 from .models import Corpus
 
@@ -46,9 +48,7 @@ class ParallelUploadForm(forms.Form):
                                      "gettext .po files (msgid is the pivot)")
 
 
-ALGORITHMS = [("byte_bpe", "Byte-level BPE (GPT-2, tiktoken): any text, no unknown token"),
-              ("char_bpe", "Character-level BPE (subword-nmt): characters + '</w>', unseen "
-                           "characters become <unk>")]
+ALGORITHMS = [(kind.name, kind.description) for kind in KINDS.values() if kind.trains]
 BYTE_FIELDS = ("pattern", "custom_pattern")  # shown for one algorithm only (run_form.js)
 CHAR_FIELDS = ("lowercase", "split", "min_word_frequency")
 DEFAULT_SPECIALS = {"byte_bpe": "<|endoftext|>", "char_bpe": UNK}
@@ -191,7 +191,7 @@ class ExtendForm(forms.Form):
 
 
 IMPORT_FORMATS = [("", "detect it from the files"),
-                  *((name, name) for name in (*FORMATS, "sentencepiece"))]
+                  *((name, name) for name in (*FORMATS, *library_formats()))]
 
 
 class ImportForm(forms.Form):

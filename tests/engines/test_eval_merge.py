@@ -17,7 +17,7 @@ from tokenizers_app.bpe.baselines import ByteTokenizer, CharTokenizer
 from tokenizers_app.bpe.eval_parts import part_blocks, plan_parts
 from tokenizers_app.bpe.eval_totals import NONE, EvalTotals, cut_allowed
 from tokenizers_app.engines import read_engine_files
-from tokenizers_app.engines.evaluation import cut_rule, evaluate_totals, metrics_of_totals
+from tokenizers_app.engines.registry import cut_rule, evaluate_totals, metrics_of_totals
 
 # blank lines (one, two, with \r), indented and trailing-space lines, CJK, emoji, no final newline
 CORPUS = (SAMPLES["english"][:500] + "\n\n" + "def f(x):\n\n\n    return x  \n\r\n"

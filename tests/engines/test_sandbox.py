@@ -32,7 +32,7 @@ def test_a_check_past_its_wall_time_is_stopped_and_named():
 
 def test_a_pool_child_that_dies_of_its_memory_is_named_and_replaced():
     from tokenizers_app.engines.hf import HFEngine
-    from tokenizers_app.engines.files import engine_digest
+    from tokenizers_app.engines.registry import engine_digest
 
     engine = HFEngine(multiplying_replace()["tokenizer.json"])
     pool = EnginePool(1, Limits(512 * 1024**2, 60, 60))

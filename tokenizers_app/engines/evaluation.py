@@ -31,9 +31,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from operator import itemgetter
 
-from ..bpe import evaluation as core_evaluation
 from ..bpe.baselines import WORD_RE, whitespace_words
-from ..bpe.eval_totals import BLANK_LINES, EvalTotals
+from ..bpe.eval_totals import EvalTotals
 from ..bpe.evaluation import LineCounter
 from ..bpe.metrics import word_spans
 from ..bpe.totals import line_text
@@ -44,30 +43,10 @@ COVERED_KEPT = 1 << 20  # words (and lines) whose coverage a process remembers b
 LINE_KEPT = 200  # lines up to this many characters are remembered as lossless or not
 
 
-def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
-    """All metrics of ``tokenizer`` over the text ``"".join(blocks)``."""
-    return metrics_of_totals(tokenizer, evaluate_totals(tokenizer, blocks))
-
-
-def metrics_of_totals(tokenizer, totals: EvalTotals) -> dict:
-    """The metrics of any kind from its (merged) totals."""
-    if not hasattr(tokenizer, "canonical"):  # one of the core's own kinds
-        return totals.metrics(tokenizer)
-    return totals.metrics(tokenizer, has_unknown=tokenizer.unk_id is not None,
-                          byte_fallback=bool(tokenizer.byte_ids))
-
-
-def cut_rule(tokenizer) -> str:
-    """Where a corpus may be cut into parts for this tokenizer (``eval_totals.cut_allowed``)."""
-    if not hasattr(tokenizer, "canonical"):
-        return core_evaluation.cut_rule(tokenizer)
-    return BLANK_LINES
-
-
-def evaluate_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
-    """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``, streamed."""
-    if not hasattr(tokenizer, "canonical"):  # one of the core's own kinds
-        return core_evaluation.evaluate_totals(tokenizer, blocks)
+def library_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
+    """The mergeable totals of a tokenizer another library encodes (or any that meets the
+    protocol) over ``"".join(blocks)``: its documents, a batch at a time (``registry``'s kinds
+    choose this or the core's)."""
     found = EvalTotals()
     ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts
     memo: dict[str, dict] = {}

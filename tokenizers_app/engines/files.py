@@ -1,28 +1,15 @@
-"""Engine files: recognise a tokenizer the field's libraries load among uploaded files, rebuild
-one from its canonical file, and name its content (the digest)."""
+"""Engine files: recognise a tokenizer the field's libraries load among uploaded files, and the
+``transformers`` config written beside a ``tokenizer.json`` (the kinds themselves, their
+loading and digests: ``registry``)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 from .hf import HFEngine
 from .spm import SentencePieceEngine, is_sentencepiece
 
-ENGINE_KINDS = {"hf": HFEngine, "sentencepiece": SentencePieceEngine}
 HF_FILE = "tokenizer.json"
-
-
-def load_engine(kind: str, data: bytes):
-    """The engine of ``kind`` from its canonical file: ``load_engine("hf", tokenizer_json)``."""
-    if kind not in ENGINE_KINDS:
-        raise ValueError(f"no engine for kind {kind!r}; engines: {', '.join(ENGINE_KINDS)}")
-    return ENGINE_KINDS[kind](data)
-
-
-def engine_digest(engine) -> str:
-    """sha256 over the kind and the canonical file: the same content is the same version."""
-    return hashlib.sha256(engine.algorithm.encode() + b"\0" + engine.canonical).hexdigest()
 
 
 def read_engine_files(files: dict[str, bytes], format: str | None = None):
@@ -54,24 +41,7 @@ def _hf_file(files: dict[str, bytes]) -> str | None:
     return jsons[0] if isinstance(doc, dict) and isinstance(doc.get("model"), dict) else None
 
 
-# the formats each engine's versions download as; the others answer with these
-DOWNLOAD_FORMATS = {"hf": ("hf", "transformers"), "sentencepiece": ("sentencepiece",)}
 MAX_LENGTH = 1_000_000_000  # the transformers config's model_max_length: no truncation
-
-
-def engine_files(engine, format: str, name: str = "tokenizer") -> dict[str, bytes]:
-    """The files of an engine's version in ``format``: its canonical file as the library wrote
-    it (``tokenizer.json``, ``NAME.model``), or a ``transformers`` folder around the
-    ``tokenizer.json``. Another format is a ``ValueError`` naming those that work."""
-    formats = DOWNLOAD_FORMATS[engine.algorithm]
-    if format not in formats:
-        raise ValueError(f"a {engine.algorithm} version downloads as {' or '.join(formats)}, "
-                         f"not {format}: {format} files cannot express it")
-    if format == "sentencepiece":
-        return {f"{name}.model": engine.canonical}
-    if format == "hf":
-        return {HF_FILE: engine.canonical}
-    return {HF_FILE: engine.canonical, **transformers_config(engine)}
 
 
 def transformers_config(engine) -> dict[str, bytes]:

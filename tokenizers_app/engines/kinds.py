@@ -1,7 +1,8 @@
 """What each kind of tokenizer is, in words, for the pages that show one: what its vocabulary
 holds, what its tokens are built from, whether merges made them, its unknown token's name and
 what each of its downloads is. ``describe(tokenizer)`` asks the loaded tokenizer (our core's or
-an engine), so a page never guesses a kind from its label."""
+an engine), so a page never guesses a kind from its label. Each kind of the registry
+(``registry.KINDS``) picks its description here: ``registry.describe(tokenizer)``."""
 
 from __future__ import annotations
 
@@ -50,18 +51,6 @@ class KindDescription:
         return "character" if self.base == "characters" else "piece"
 
 
-def describe(tokenizer) -> KindDescription:
-    """The description of a loaded tokenizer, by its kind (kept on it: a loaded tokenizer
-    never changes)."""
-    found = getattr(tokenizer, "_kind_description", None)
-    if found is None:
-        found = (_byte_level(tokenizer) if tokenizer.algorithm == "byte_bpe" else
-                 _char_level(tokenizer) if tokenizer.algorithm == "char_bpe" else
-                 _library(tokenizer))
-        tokenizer._kind_description = found
-    return found
-
-
 def unknown_token(tokenizer) -> str | None:
     """The text of the tokenizer's unknown token (``[UNK]``, ``<unk>``), or None."""
     unk_id = getattr(tokenizer, "unk_id", None)
@@ -81,7 +70,7 @@ def _leaves(tokenizer) -> dict[int, str]:
     return leaves
 
 
-def _byte_level(tokenizer) -> KindDescription:
+def byte_level(tokenizer) -> KindDescription:
     special = len(tokenizer.special_ids)
     return KindDescription(
         "byte-level BPE", [_counted(special, "special"), "256 bytes",
@@ -90,7 +79,7 @@ def _byte_level(tokenizer) -> KindDescription:
         leaves=_leaves(tokenizer))
 
 
-def _char_level(tokenizer) -> KindDescription:
+def char_level(tokenizer) -> KindDescription:
     special = set(tokenizer.special_ids.values())
     alphabet = len(tokenizer.vocab) - len(special) - len(tokenizer.merges)
     return KindDescription(
@@ -107,10 +96,10 @@ def _counts_note(tokenizer) -> str:
     return ""
 
 
-def _library(tokenizer) -> KindDescription:
-    """A Hugging Face or SentencePiece model: pieces, by what the library marks them as."""
+def library(tokenizer, library: str) -> KindDescription:
+    """A model of another library (``library``: "Hugging Face", "SentencePiece"): pieces, by
+    what the library marks them as."""
     model = getattr(tokenizer, "model_type", "") or "?"
-    library = "SentencePiece" if tokenizer.algorithm == "sentencepiece" else "Hugging Face"
     kinds = Counter(kind for _, _, kind, _ in tokenizer.vocab_kinds())
     special = kinds["special"] + kinds["control"]
     unk = unknown_token(tokenizer)
@@ -127,7 +116,7 @@ def _library(tokenizer) -> KindDescription:
         ["the byte pieces"] if kinds["byte"] else [])
     base_tokens = ", ".join(base[:-1]) + " and " + base[-1] if len(base) > 1 else base[0]
     return KindDescription(f"{library} {model}", holds, "pieces", base_tokens, merges, unk,
-                           has_merges=bool(tokenizer.merges), leaves=_leaves(tokenizer))
+                           leaves=_leaves(tokenizer))
 
 
 def _pieces(tokenizer, model: str, normal: int) -> list[str]:

@@ -18,7 +18,7 @@ Span = tuple[int, int, int]  # (token id, start byte, end byte) in the text's UT
 class Engine(Protocol):
     """What every tokenizer of a version offers.
 
-    - ``algorithm``: the kind (``byte_bpe``, ``char_bpe``, ``hf``, ``sentencepiece``);
+    - ``algorithm``: the kind, a name in ``registry.KINDS`` (what it is asked: its object);
     - ``vocab``: ``{id: token bytes}`` (for ``hf`` and ``sentencepiece``: the piece as the
       library names it, ``"▁the"``, ``"##ing"``, ``"<0xE6>"``, in UTF-8);
     - ``special_ids``: ``{special token text: id}``; ``special_tokens``: their texts in order;

@@ -51,7 +51,7 @@ class _Engines:
         return None
 
     def load(self, kind: str, digest: str, data: bytes):
-        from .files import engine_digest, load_engine
+        from .registry import engine_digest, load_engine
 
         before = _rss_bytes()
         engine = load_engine(kind, data)

@@ -67,7 +67,7 @@ class SentencePieceEngine(LibraryEngine):
         self.byte_ids = frozenset(i for i in range(size) if sp.is_byte(i))
         self.model_type = _model_type(self.canonical)
         self.pattern = (f"SentencePiece {self.model_type}; normalization "
-                        f"{_normalization(self.canonical)}")
+                        f"{normalization_rule(self.canonical)}")
         self.merges = pieces_merges(self.vocab, self.kinds) if self.model_type == "BPE" else []
 
     def vocab_kinds(self):
@@ -151,7 +151,7 @@ def _model_type(proto: bytes) -> str:
     return MODEL_TYPES.get(code if isinstance(code, int) else 1, "Unigram")
 
 
-def _normalization(proto: bytes) -> str:
+def normalization_rule(proto: bytes) -> str:
     """The normalization rule's name (field 1 of the normalizer spec, field 3 of the model):
     ``"nmt_nfkc"``, ``"identity"``."""
     spec = _field(proto, 3)

@@ -150,7 +150,7 @@ def image(engine, canonical: bool = True) -> dict:
     ``ids`` and their ``tokens`` (pieces), the kinds of the pieces that are not ``normal``,
     the scores where the library has them; the canonical file (``canonical``: else only its
     ``digest``, for a parent that holds the file already)."""
-    from .files import engine_digest
+    from .registry import engine_digest
     from .frames import b64
 
     rows = list(engine.vocab_kinds())

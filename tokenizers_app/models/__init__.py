@@ -10,10 +10,10 @@ from .evaluations import Evaluation, EvaluationPart
 from .languages import check_language
 from .names import check_name
 from .parallel import ParallelMember, ParallelSet
-from .runs import Algorithm, CountPart, Kind, TrainingRun
+from .runs import CountPart, Kind, TrainingRun
 from .versions import Tokenizer, TokenizerVersion, VersionQuerySet
 
-__all__ = ["ALIAS_PATTERN", "Algorithm", "Alias", "AliasMove", "ApiKey", "Corpus",
+__all__ = ["ALIAS_PATTERN", "Alias", "AliasMove", "ApiKey", "Corpus",
            "CorpusQuerySet", "CountPart", "EngineFile", "Evaluation", "EvaluationPart",
            "GoldenEncoding", "Kind", "MergeRule", "ParallelMember", "ParallelSet", "Tokenizer",
            "TokenizerVersion", "TrainingRun", "VersionQuerySet", "VocabEntry", "check_language",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from tokenizers_app.engines import engine_digest
+from tokenizers_app.engines import FILE, engine_digest
 from tokenizers_app.engines.remote import SandboxedEngine
 from tokenizers_app.engines.sandbox import (
     EngineFailed,
@@ -38,6 +38,15 @@ class EngineContents:
                      for rank, (left, right) in enumerate(engine.merges)))
         bulk_insert(VocabEntry, ["version_id", "token_id", "token", "kind", "score"],
                     ((pk, *row) for row in engine.vocab_kinds()))
+
+    def kind_notes(self) -> list[str]:
+        """What this version's metrics mean for its kind (``TokenizerKind.notes``), read from
+        its canonical file's fields when its kind keeps one (no engine is loaded for it)."""
+        content = b""
+        if self.kind.stored_in == FILE:
+            content = EngineFile.objects.filter(digest=self.digest).values_list(
+                "content", flat=True).first() or b""
+        return self.kind.notes(bytes(content))
 
     def load_engine(self, *, web: bool = False):
         """The engine of an ``hf`` or ``sentencepiece`` version, from its canonical file, loaded

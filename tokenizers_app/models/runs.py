@@ -9,22 +9,15 @@ from django.db import models
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
+from tokenizers_app.engines.registry import DEFAULT_KIND, kind_choices, trained_kind_choices
+
 from .corpora import Corpus
 
 
-class Algorithm(models.TextChoices):
-    BYTE_BPE = "byte_bpe", "byte-level BPE"
-    CHAR_BPE = "char_bpe", "character-level BPE"
-
-
-class Kind(models.TextChoices):
-    """What a version holds, and so which engine encodes it (``engines``): our core for the
-    first two, Hugging Face ``tokenizers`` and ``sentencepiece`` for the others."""
-
-    BYTE_BPE = "byte_bpe", "byte-level BPE"
-    CHAR_BPE = "char_bpe", "character-level BPE"
-    HF = "hf", "Hugging Face tokenizer.json"
-    SENTENCEPIECE = "sentencepiece", "SentencePiece model"
+# The kinds of tokenizer, one enum derived from the registry (``engines.registry.KINDS``):
+# ``Kind.BYTE_BPE == "byte_bpe"``. The fields' choices are the registry's own functions, read
+# each time they are asked, so a kind registered later is a choice too.
+Kind = models.TextChoices("Kind", [(name.upper(), (name, label)) for name, label in kind_choices()])
 
 
 class RunQuerySet(models.QuerySet):
@@ -87,8 +80,8 @@ class TrainingRun(models.Model):
         default=dict, blank=True,
         help_text='corpus name -> weight, e.g. {"de": 2}: its counts are multiplied before '
                   'merging (a corpus not listed weighs 1)')
-    algorithm = models.CharField(max_length=20, choices=Algorithm.choices,
-                                 default=Algorithm.BYTE_BPE)
+    algorithm = models.CharField(max_length=20, choices=trained_kind_choices,
+                                 default=DEFAULT_KIND)
     pattern = models.TextField(default="gpt2", blank=True,
                                help_text="byte-level BPE only (empty for character-level BPE)")
     vocab_size = models.PositiveIntegerField()
@@ -151,7 +144,7 @@ class TrainingRun(models.Model):
     def char_options(self) -> dict:
         """Character-level BPE's ``lowercase``, ``split`` and ``min_word_frequency`` (empty for
         byte-level BPE)."""
-        if self.algorithm != Algorithm.CHAR_BPE:
+        if self.algorithm != Kind.CHAR_BPE:
             return {}
         return {key: self.options[key] for key in ("lowercase", "split", "min_word_frequency")}
 

@@ -1,6 +1,7 @@
-"""A version's contents: writing its merge and vocab rows, and reading them back as the core
-tokenizer of its kind (byte-level ``Tokenizer`` or ``CharBPETokenizer``), checked against its
-digest and kept in memory per process. ``TokenizerVersion`` inherits these methods."""
+"""A version's contents: writing its merge and vocab rows, and reading them back as the
+tokenizer of its kind (``engines.registry``: ``from_rows``, or its canonical file for the kinds
+kept as a file), checked against its digest and kept in memory per process.
+``TokenizerVersion`` inherits these methods."""
 
 from __future__ import annotations
 
@@ -8,20 +9,16 @@ import threading
 
 from django.conf import settings
 
-from tokenizers_app.bpe import CharBPETokenizer
-from tokenizers_app.bpe import Tokenizer as CoreTokenizer
-from tokenizers_app.bpe.canonical import content_digest, vocab_kinds
 from tokenizers_app.bpe.inspection import token_length_histogram
-from tokenizers_app.bpe.training import build_vocab, has_standard_layout
+from tokenizers_app.bpe.training import build_vocab
 from tokenizers_app.caches import BoundedCache, deep_size
-from tokenizers_app.engines import ENGINE_KINDS
+from tokenizers_app.engines.protocol import Engine
+from tokenizers_app.engines.registry import FILE, kind_named, kind_of
 from tokenizers_app.engines.sandbox import EnginePool
 from tokenizers_app.errors import Damaged
 
 from .contents import MergeRule, VocabEntry
 from .rows import bulk_insert, fetch_rows, q
-from .runs import Algorithm
-
 
 
 def _weigh(tokenizer) -> int:
@@ -33,7 +30,7 @@ def _weigh(tokenizer) -> int:
 
 # digest -> core tokenizer, in this process: at most LOADED_TOKENIZERS of them, and at most
 # LOADED_TOKENIZERS_BYTES of memory (measured when each is loaded)
-_LOADED: BoundedCache[CoreTokenizer | CharBPETokenizer] = BoundedCache(
+_LOADED: BoundedCache[Engine] = BoundedCache(
     lambda: settings.LOADED_TOKENIZERS, max_bytes=lambda: settings.LOADED_TOKENIZERS_BYTES,
     weigh=_weigh)
 _LOADING = threading.Lock()
@@ -43,23 +40,21 @@ class VersionContents:
     """The rows of a ``TokenizerVersion`` (``self.pk``, ``algorithm``, ``pattern``, ``options``,
     ``special_tokens``, ``digest``, ``standard_layout``) and the tokenizer they make."""
 
-    def write_contents(self, tokenizer: CoreTokenizer) -> None:
-        """Write the merge rows and vocab rows of ``tokenizer`` (call inside the transaction that
-        created this version)."""
-        pk = self.pk
-        counts = tokenizer.merge_counts or [None] * len(tokenizer.merges)
-        merges = tokenizer.merges if self.algorithm == Algorithm.BYTE_BPE else \
-            [(left.encode(), right.encode()) for left, right in tokenizer.merges]  # text
+    def write_contents(self, tokenizer: Engine) -> None:
+        """Write the merge rows and vocab rows of ``tokenizer``, as its kind keeps them (call
+        inside the transaction that created this version)."""
+        pk, kind = self.pk, kind_of(tokenizer)
+        counts = getattr(tokenizer, "merge_counts", None) or [None] * len(tokenizer.merges)
+        merges = kind.merge_rows(tokenizer)
         merge_rows = ((pk, rank, left, right, count)
                       for rank, ((left, right), count) in enumerate(zip(merges, counts)))
         bulk_insert(MergeRule, ["version_id", "rank", "left", "right", "count"], merge_rows)
         bulk_insert(VocabEntry, ["version_id", "token_id", "token", "kind"],
-                    ((pk, i, token, kind) for i, token, kind in vocab_kinds(tokenizer)))
-        self.standard_layout = self.algorithm == Algorithm.BYTE_BPE and \
-            has_standard_layout(tokenizer)
+                    ((pk, *row) for row in kind.vocab_rows(tokenizer)))
+        self.standard_layout = kind.standard_layout(tokenizer)
         type(self).objects.filter(pk=pk).update(standard_layout=self.standard_layout)
 
-    def cached_tokenizer(self) -> CoreTokenizer:
+    def cached_tokenizer(self) -> Engine:
         """This version's core tokenizer, kept in memory in this process and keyed by digest (at
         most ``LOADED_TOKENIZERS`` of them and ``LOADED_TOKENIZERS_BYTES`` of memory; the least
         recently used goes first; one larger than the whole budget is not kept), so that encoding
@@ -76,41 +71,28 @@ class VersionContents:
         """``(length in bytes, number of tokens)``, shortest first, special tokens left out."""
         return token_length_histogram(self.cached_tokenizer())
 
-    def load_tokenizer(self, *, web: bool = False) -> CoreTokenizer:
-        """Rebuild the core ``Tokenizer`` from the rows; rows that no longer give the recorded
+    def load_tokenizer(self, *, web: bool = False) -> Engine:
+        """Rebuild the tokenizer of its kind from the rows (``from_rows``); rows that no longer give the recorded
         digest (a row lost or changed) raise ``Damaged``: a damaged version is never
         served, exported or evaluated. A version of another library's kind is loaded from its
         canonical file instead, in a child process (``load_engine``; ``web``: the web
         process's pool)."""
-        if self.algorithm in ENGINE_KINDS:
+        kind = kind_named(self.algorithm)
+        if kind.stored_in == FILE:
             return self.load_engine(web=web)
         try:
             vocab, merges, counts, special_ids = self.read_contents()
-            if self.algorithm == Algorithm.CHAR_BPE:
-                tokenizer = self._char_tokenizer(vocab, merges, counts, special_ids)
-            else:
-                tokenizer = CoreTokenizer(vocab, merges, special_ids, self.pattern,
-                                          merge_counts=counts)
+            tokenizer = kind.from_rows(vocab, merges, counts, special_ids, self.pattern,
+                                       self.options)
         except (ValueError, KeyError, UnicodeDecodeError) as exc:
             raise Damaged(f"damaged version {self.label}: its rows no longer make a "
                                  f"tokenizer ({exc}); it is not served. Run manage.py "
                                  f"verify") from None
-        if self.digest and content_digest(tokenizer) != self.digest:
+        if self.digest and kind.digest(tokenizer) != self.digest:
             raise Damaged(f"damaged version {self.label}: its rows give another digest "
                                  f"than the {self.digest[:12]}… recorded when it was made (a "
                                  f"merge or vocab row was lost or changed); it is not served. "
                                  f"Run manage.py verify")
-        return tokenizer
-
-    def _char_tokenizer(self, vocab, merges, counts, special_ids) -> CharBPETokenizer:
-        """A character-level version's tokenizer: its rows hold the symbols' UTF-8."""
-        tokenizer = CharBPETokenizer(
-            {i: bytes(token).decode() for i, token in vocab.items()},
-            [(bytes(left).decode(), bytes(right).decode()) for left, right in merges],
-            list(special_ids), self.options["unk_token"], self.options["end_of_word_suffix"],
-            self.options["lowercase"], self.pattern, counts)
-        if tokenizer.special_ids != special_ids:
-            raise ValueError(f"special token ids {special_ids} do not match the vocab")
         return tokenizer
 
     def read_contents(self):

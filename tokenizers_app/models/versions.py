@@ -12,12 +12,13 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from tokenizers_app.engines.registry import DEFAULT_KIND, TokenizerKind, kind_choices, kind_named
 from tokenizers_app.errors import Conflict, Invalid, NotFound
 
 from .aliases import version_number
 from .contents import VocabEntry
 from .engine_versions import EngineContents
-from .runs import Kind, TrainingRun
+from .runs import TrainingRun
 from .version_contents import VersionContents
 
 
@@ -168,7 +169,7 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
     tokenizer = models.ForeignKey(Tokenizer, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.BUILDING)
-    algorithm = models.CharField(max_length=20, choices=Kind.choices, default=Kind.BYTE_BPE,
+    algorithm = models.CharField(max_length=20, choices=kind_choices, default=DEFAULT_KIND,
                                  help_text="the kind of tokenizer")
     pattern = models.TextField(help_text="byte-level BPE: the pattern; character-level BPE: the "
                                          "split (whitespace or word_punct)")
@@ -205,6 +206,11 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
         return self.label
 
     @property
+    def kind(self) -> TokenizerKind:
+        """This version's kind (``engines.registry``): what it is, how it is kept and shown."""
+        return kind_named(self.algorithm)
+
+    @property
     def word_end(self) -> str:
         """A character-level version's end-of-word suffix (``</w>``), "" for byte-level."""
         return self.options.get("end_of_word_suffix", "") if self.options else ""
@@ -213,7 +219,7 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
     def alphabet_size(self) -> int:
         """The base symbols: 256 bytes, or a character-level version's alphabet (what is
         neither special nor made by a merge)."""
-        if self.algorithm != Kind.CHAR_BPE:
+        if not self.kind.has_alphabet:
             return 256
         return self.vocab_entries.filter(kind=VocabEntry.Kind.SYMBOL).count()
 
@@ -221,7 +227,7 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
     def first_merge_id(self) -> int | None:
         """The id of merge 0's token when the ids are special tokens, base symbols (bytes or
         an alphabet), then one per merge, as in every trained version; else None."""
-        if self.standard_layout or (self.algorithm == Kind.CHAR_BPE
+        if self.standard_layout or (self.kind.has_alphabet
                                     and self.source == self.Source.TRAINING):
             return self.vocab_size - self.merge_count
         return None

@@ -10,10 +10,11 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bpe.formats import FORMATS, KIND_FORMATS, check_format, dumps_tokenizer
+from ..bpe.formats import FORMATS, check_format
 from ..bpe.formats.archive import download_file
 from ..caches import BoundedCache
-from ..engines import DOWNLOAD_FORMATS, ENGINE_KINDS, engine_files
+from ..engines import FILE, KINDS
+from ..engines.registry import library_formats
 from ..errors import Invalid, room_checked
 from ..models import TokenizerVersion
 from ..storage import get_store
@@ -28,13 +29,12 @@ def render_tokenizer_files(*, version: TokenizerVersion, format: str) -> dict[st
     check_download_format(version, format)
     name = version.tokenizer.name
     tokenizer = version.load_tokenizer(web=True)
-    return (engine_files(tokenizer, format, name) if version.algorithm in ENGINE_KINDS
-            else dumps_tokenizer(tokenizer, format, name))
+    return version.kind.files(tokenizer, format, name)
 
 
 def download_formats(kind: str) -> tuple[str, ...]:
     """The formats a version of ``kind`` downloads as."""
-    return DOWNLOAD_FORMATS.get(kind) or KIND_FORMATS.get(kind, FORMATS)
+    return KINDS[kind].downloads if kind in KINDS else FORMATS
 
 
 LAYOUT_FORMATS = ("tekken",)  # hold only ids laid out as special tokens, bytes, then merges
@@ -44,7 +44,7 @@ def version_download_formats(version: TokenizerVersion) -> tuple[str, ...]:
     """The formats this version downloads as: its kind's, less those its ids cannot be laid out
     in (tekken numbers special tokens first, then every other token without a gap)."""
     formats = download_formats(version.algorithm)
-    if version.algorithm == "byte_bpe" and not version.standard_layout:
+    if version.kind.may_have_standard_layout and not version.standard_layout:
         formats = tuple(format for format in formats if format not in LAYOUT_FORMATS)
     return formats
 
@@ -53,7 +53,7 @@ def check_download_format(version: TokenizerVersion, format: str) -> None:
     """Refuse (naming the formats that work) a format this version's kind cannot be written in:
     the core's kinds have theirs (``bpe.formats.check_format``), ``hf`` and ``sentencepiece``
     versions their own; a format its ids cannot be laid out in (``version_download_formats``)."""
-    if version.algorithm not in ENGINE_KINDS and format not in DOWNLOAD_FORMATS["sentencepiece"]:
+    if version.kind.stored_in != FILE and format not in library_formats():
         check_format(format, version.algorithm)
         if format not in version_download_formats(version):
             raise Invalid(f"{version.label} cannot be written as {format}: it numbers special "

@@ -23,7 +23,7 @@ from .. import tasks
 from ..bpe.eval_parts import part_blocks, plan_parts
 from ..bpe.eval_totals import EvalTotals
 from ..bpe.inspection import in_running_text
-from ..engines.evaluation import cut_rule, evaluate_totals, metrics_of_totals
+from ..engines.registry import cut_rule, evaluate_totals, metrics_of_totals
 from ..models import Evaluation, EvaluationPart
 from ..storage import ObjectRanges, get_store
 from .evaluation_failures import failure_words

@@ -10,13 +10,13 @@ from ..bpe.char_bpe import prefix_char_tokenizer
 from ..bpe.char_extension import extend_char_bpe, extend_char_from_counts
 from ..bpe.extension import extend_bpe, extend_from_counts
 from ..bpe.training import prefix_tokenizer
-from ..models import Algorithm, TrainingRun
+from ..models import Kind, TrainingRun
 
 
 def extend_files(*, run: TrainingRun, paths, reporter):
     """The result of an extension run over its corpus files (counted in this worker)."""
     parent = run.extends.load_tokenizer()
-    if run.algorithm == Algorithm.CHAR_BPE:
+    if run.algorithm == Kind.CHAR_BPE:
         return extend_char_bpe(parent, paths, run.vocab_size, run.min_frequency,
                                progress=reporter.progress, should_stop=reporter.should_stop)
     return extend_bpe(parent, paths, run.vocab_size, run.min_frequency,
@@ -26,7 +26,7 @@ def extend_files(*, run: TrainingRun, paths, reporter):
 def extend_counts(*, run: TrainingRun, counts: dict[bytes, int], reporter):
     """The result of an extension run over counts fanned out to several workers."""
     parent = run.extends.load_tokenizer()
-    if run.algorithm == Algorithm.CHAR_BPE:
+    if run.algorithm == Kind.CHAR_BPE:
         return extend_char_from_counts(parent, {w.decode(): c for w, c in counts.items()},
                                        run.vocab_size, run.min_frequency,
                                        progress=reporter.progress,
@@ -54,4 +54,4 @@ def sweep_prefix(run: TrainingRun):
     training run; the parent whole and the first new ids of an extension run."""
     if run.extends_id is not None:
         return partial(prefix_extension, parent_vocab_size=run.extends.vocab_size)
-    return prefix_char_tokenizer if run.algorithm == Algorithm.CHAR_BPE else prefix_tokenizer
+    return prefix_char_tokenizer if run.algorithm == Kind.CHAR_BPE else prefix_tokenizer

@@ -12,20 +12,17 @@ from django.utils import timezone
 from .. import tasks
 from ..bpe.parameters import check_training_parameters
 from ..errors import Invalid, NotFound
-from ..models import Algorithm, Corpus, TokenizerVersion, TrainingRun
+from ..models import Corpus, TokenizerVersion, TrainingRun
 from .permissions import OPERATOR, recorded
 from .queue import QueueUnavailable, send_on_commit
 from .runs import resolve_corpora
 from .versions import check_may_add_to, tokenizer_to_add_to
 
-EXTENDABLE = (Algorithm.BYTE_BPE, Algorithm.CHAR_BPE)
-
-
 def extendable_parent(ref: str) -> TokenizerVersion:
     """The version ``NAME@REF`` names, if its kind can be extended (``Invalid`` in words, with
     field ``extends``, when not)."""
     parent = TokenizerVersion.objects.select_related("tokenizer").resolve(ref)
-    if parent.algorithm not in EXTENDABLE:
+    if not parent.kind.trains:  # a kind our core trains: its merges go on
         raise Invalid(f"{parent.label} is a {parent.get_algorithm_display()}: extension runs "
                       f"continue the merges of byte-level or character-level BPE versions. "
                       f"Unigram and WordPiece have no merge order to continue, and "
@@ -50,7 +47,7 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
     if vocab_size is None or int(vocab_size) <= parent.vocab_size:
         raise Invalid(f"vocab_size {vocab_size} must be above the {parent.vocab_size:,} tokens of "
                       f"{parent.label}: an extension only adds tokens", field="vocab_size")
-    if sweep and parent.algorithm == Algorithm.CHAR_BPE:
+    if sweep and parent.kind.has_alphabet:
         raise Invalid("a sweep of a character-level extension is not built (its new characters "
                       "come before its new merges): leave the sweep out", field="sweep")
     bad_sweep = [size for size in sweep if size <= parent.vocab_size]
@@ -62,7 +59,7 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
         max_vocab_size=settings.MAX_VOCAB_SIZE)
     corpora = resolve_corpora(corpora)
     options = {"sweep": params.sweep} if params.sweep else {}
-    if parent.algorithm == Algorithm.CHAR_BPE:
+    if parent.kind.has_alphabet:  # character-level: its word split and case are kept
         options.update(lowercase=parent.options.get("lowercase", False), split=parent.pattern,
                        min_word_frequency=1)
     unsent: list[Exception] = []
@@ -74,7 +71,7 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
         run = TrainingRun.objects.create(
             tokenizer=tokenizer, algorithm=parent.algorithm, vocab_size=params.vocab_size,
             special_tokens=parent.special_tokens,
-            pattern="" if parent.algorithm == Algorithm.CHAR_BPE else parent.pattern,
+            pattern="" if parent.kind.has_alphabet else parent.pattern,
             min_frequency=params.min_frequency, options=options, extends=parent,
             created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)

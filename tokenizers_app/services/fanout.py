@@ -22,7 +22,7 @@ from .. import tasks
 from ..bpe.char_bpe import count_words_range, train_char_from_counts
 from ..bpe.counting import add_counts, count_range, plan_ranges, scaled
 from ..bpe.training import Ticker, train_from_counts
-from ..models import Algorithm, Corpus, CountPart, TrainingRun
+from ..models import Corpus, CountPart, Kind, TrainingRun
 from ..storage import ObjectRanges, get_store
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
 from .extension_results import extend_counts
@@ -34,7 +34,7 @@ Status, Stage = TrainingRun.Status, TrainingRun.Stage
 
 def fan_out_counting(*, run: TrainingRun) -> None:
     """Split the run's corpora into byte ranges at safe cuts and enqueue one count task each."""
-    pattern = run.pattern if run.algorithm == Algorithm.BYTE_BPE else "gpt2"  # cut at lines
+    pattern = run.pattern if run.algorithm == Kind.BYTE_BPE else "gpt2"  # cut at lines
     ranges = [(corpus, start, end) for corpus in run.corpora.order_by("name")
               for start, end in plan_ranges(corpus_ranges(corpus), pattern,
                                             run.special_tokens, settings.FANOUT_PART_BYTES)]
@@ -64,7 +64,7 @@ def count_corpus_part(*, part_id: int, worker: str = "") -> None:
         def tick(done, total):  # noqa: E306
             ticker(Stage.COUNT, done, total)
         source = corpus_ranges(part.corpus)  # only this part's bytes are read (one ranged read)
-        if run.algorithm == Algorithm.CHAR_BPE:  # words (lowercased when asked), not pre-tokens
+        if run.algorithm == Kind.CHAR_BPE:  # words (lowercased when asked), not pre-tokens
             counts = count_words_range(source, part.start, part.end,
                                        run.char_options["split"], run.char_options["lowercase"],
                                        run.special_tokens, tick)
@@ -114,7 +114,7 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
         counts = merged_part_counts(run=run, attempt=attempt)
         if run.extends_id is not None:  # an extension run (services.extensions)
             result = extend_counts(run=run, counts=counts, reporter=reporter)
-        elif run.algorithm == Algorithm.CHAR_BPE:
+        elif run.algorithm == Kind.CHAR_BPE:
             options = run.char_options
             result = train_char_from_counts(
                 {word.decode(): count for word, count in counts.items()}, run.vocab_size,

@@ -9,7 +9,7 @@ from ..bpe.formats import PATTERNLESS_FORMATS, detect_format
 from ..bpe.formats.tiktoken import recognise
 from ..bpe.pretokenize import pattern_name
 from ..errors import Invalid
-from ..models import Algorithm, TokenizerVersion
+from ..models import TokenizerVersion
 from .versions import ENGINE_FORMATS
 
 
@@ -41,7 +41,7 @@ def pattern_note(*, version: TokenizerVersion, files: dict[str, bytes], format: 
         return _rank_file_note(version, files, pattern)
     if detected not in PATTERNLESS_FORMATS:
         return None
-    if version.algorithm == Algorithm.CHAR_BPE:
+    if version.kind.has_alphabet:  # character-level: its pattern is the word split
         return (f"vocab.json + merges.txt hold no split and no lowercasing: {version.label} "
                 f"splits words at whitespace and keeps their case")
     used = (f"GPT-2 files hold no pattern: {version.label} splits text with "

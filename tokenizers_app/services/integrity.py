@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
+from ..engines import FILE
 from ..errors import Damaged
 from ..models import Corpus, TokenizerVersion, VocabEntry
 from ..storage import get_store
@@ -24,7 +25,7 @@ def damaged_versions():
         except Damaged as exc:
             yield version.label, str(exc)
             continue
-        if version.standard_layout or hasattr(tokenizer, "canonical"):
+        if version.standard_layout or version.kind.stored_in == FILE:
             # the vocab comes from the merges, or from an engine's file: check the rows too
             rows = {token_id: bytes(token) for token_id, token in
                     VocabEntry.objects.filter(version=version).values_list("token_id", "token")}

@@ -17,7 +17,7 @@ from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
 from ..errors import Damaged, Invalid, NotFound
-from ..models import Algorithm, Corpus, TrainingRun, check_name
+from ..models import Corpus, Kind, TrainingRun, check_name
 from ..storage import get_store, local_copy
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .corpus_weights import resolve_corpora, weighted_names
@@ -34,7 +34,7 @@ Status = TrainingRun.Status
 
 def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special_tokens=None,
                        pattern: str | None = None, min_frequency: int = 1, sweep=(),
-                       algorithm: str = Algorithm.BYTE_BPE, lowercase: bool | None = None,
+                       algorithm: str = Kind.BYTE_BPE, lowercase: bool | None = None,
                        split: str | None = None, min_word_frequency: int | None = None,
                        created_by=OPERATOR) -> TrainingRun:
     """Validate the parameters, commit the run row, and enqueue its task once committed.
@@ -57,7 +57,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         max_vocab_size=settings.MAX_VOCAB_SIZE, max_sweep_sizes=settings.MAX_SWEEP_SIZES)
     names, weights = weighted_names(corpora)
     corpora = resolve_corpora(names)
-    char_level = params.algorithm == Algorithm.CHAR_BPE
+    char_level = params.algorithm == Kind.CHAR_BPE
     if not char_level:
         check_pattern_on_samples(params.pattern, corpora)
     unsent: list[Exception] = []
@@ -131,7 +131,7 @@ def execute_training_run(*, run_id: int) -> None:
             if run.extends_id is not None:  # an extension run (services.extensions)
                 result = extend_files(run=run, paths=paths, reporter=reporter)
                 return save_training_result(run=run, reporter=reporter, result=result)
-            if run.algorithm == Algorithm.CHAR_BPE:
+            if run.algorithm == Kind.CHAR_BPE:
                 options = run.char_options
                 result = train_char_bpe(paths, run.vocab_size, run.special_tokens,
                                         options["lowercase"], options["split"],

@@ -7,9 +7,6 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Max
 
-from ..bpe import CharBPETokenizer
-from ..bpe import Tokenizer as CoreTokenizer
-from ..bpe.canonical import content_digest
 from ..bpe.formats import (
     FORMATS,
     GIVEN_PATTERN,
@@ -17,25 +14,24 @@ from ..bpe.formats import (
     detect_format,
     loads_tokenizer,
 )
-from ..bpe.pattern_check import check_pattern
-from ..engines import ENGINE_KINDS, engine_digest
+from ..engines import FILE, KINDS, Engine, kind_of, read_formats
 from ..engines.demo import train_wordpiece
 from ..engines.sandbox import EngineFailed
 from ..errors import Invalid
-from ..models import Algorithm, Corpus, Tokenizer, TokenizerVersion, check_name
+from ..models import Corpus, Tokenizer, TokenizerVersion, check_name
 from ..models.engine_versions import check_json_files, read_engine_files_checked
 from .evaluations import queue_evaluation
 from .permissions import OPERATOR, check_may_add_version, recorded
 
 
-def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer | CharBPETokenizer, source: str, digest: str = "",
+def add_version(*, tokenizer: Tokenizer, core: Engine, source: str, digest: str = "",
                 source_detail: str = "", training_run=None, created_by=None) -> TokenizerVersion:
     """The version of ``tokenizer`` holding ``core``: the existing one with the same digest, or a
     new one numbered next, with all its rows. Call it inside a transaction, once who may add to
     ``tokenizer`` is checked (``tokenizer_to_add_to``: at a run's start, at an import).
     ``core`` may be an engine of another library (``engines``): its canonical file is kept."""
-    engine = core.algorithm in ENGINE_KINDS
-    digest = digest or (engine_digest(core) if engine else content_digest(core))
+    kind = kind_of(core)
+    digest = digest or kind.digest(core)
     Tokenizer.objects.select_for_update().filter(pk=tokenizer.pk).first()  # one numberer at a time
     existing = TokenizerVersion.objects.filter(tokenizer=tokenizer, digest=digest).first()
     if existing is not None:
@@ -46,7 +42,7 @@ def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer | CharBPETokenizer,
         options=core.options, special_tokens=core.special_tokens, vocab_size=len(core.vocab),
         merge_count=len(core.merges), digest=digest, source=source,
         source_detail=source_detail[:255], training_run=training_run, created_by=created_by)
-    if engine:
+    if kind.stored_in == FILE:
         version.write_engine_contents(core)
     else:
         version.write_contents(core)
@@ -71,7 +67,7 @@ def check_may_add_to(*, name: str, user) -> None:
     check_may_add_version(user, Tokenizer.objects.filter(name=name).first(), name)
 
 
-ENGINE_FORMATS = ("sentencepiece",)  # read by an engine only, never by the core
+ENGINE_FORMATS = tuple(f for f in read_formats() if f not in FORMATS)  # read by an engine only
 IMPORT_FORMATS = (*FORMATS, *ENGINE_FORMATS)
 
 
@@ -96,9 +92,9 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
                       field="format")
     check_json_files(files)
     core = read_tokenizer(files, format, pattern, special_tokens)
-    if core.algorithm == Algorithm.BYTE_BPE:
-        check_pattern(core.pattern)
-    elif core.algorithm != Algorithm.CHAR_BPE and core.algorithm not in ENGINE_KINDS:
+    if core.algorithm in KINDS:
+        KINDS[core.algorithm].check_import(core)
+    else:
         raise Invalid(f"the registry imports byte-level and character-level BPE, Hugging Face "
                       f"and SentencePiece tokenizers; these files hold a {core.algorithm} "
                       f"tokenizer", field="files")

@@ -15,7 +15,7 @@ from ..engines.sandbox import EngineBusy, EngineFailed
 from ..bpe.metric_text import metric_shown
 from ..bpe.metrics import HEADLINE_METRICS
 from ..bpe.token_groups import mark_differences, token_groups
-from ..engines import kind_notes, unknown_token
+from ..engines import kind_of, unknown_token
 from ..errors import REFUSALS, Unencodable
 from ..models import Corpus, ParallelSet, TokenizerVersion
 from ..services.comparisons import compare_versions, evaluation_corpus
@@ -108,7 +108,7 @@ def _set_premiums(name: str | None, versions: list, errors: list):
 
 def notes_of(versions: list) -> list[tuple[str, str, list[str]]]:
     """``(label, kind shown, notes)`` per version: what its numbers mean for its kind."""
-    return [(v.label, v.get_algorithm_display(), kind_notes(v.algorithm, v.pattern))
+    return [(v.label, v.get_algorithm_display(), v.kind_notes())
             for v in versions]
 
 
@@ -129,7 +129,7 @@ def split_words(columns: list) -> list:
         return []
     tokenizers = [v.cached_tokenizer() for v, _ in columns]
     vocabs = [t.vocab for t in tokenizers]
-    found = words_split_differently(samples, vocabs, [getattr(t, "suffix", "")
+    found = words_split_differently(samples, vocabs, [kind_of(t).word_end(t)
                                                       for t in tokenizers])[:SPLIT_WORDS_SHOWN]
     return [(word, count, [[vocab[i] for i in ids] for vocab, ids in zip(vocabs, per)])
             for word, count, per in found]

@@ -13,13 +13,12 @@ from django.views.decorators.http import require_POST
 
 from ..bpe.inspection import merge_tree
 from ..downloads import artifact_response
-from ..engines import FORMAT_TEXT, describe, kind_notes
+from ..engines import FORMAT_TEXT, describe
 from ..errors import REFUSALS, NotFound
 from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download, version_download_formats
 from ..services.evaluations import request_evaluation
-from ..services.extensions import EXTENDABLE
 from ..services.gates import goldens_kept
 from ..services.deletions import delete_tokenizer, tokenizer_dependents
 from ..services.permissions import may_add_version, may_delete
@@ -71,16 +70,17 @@ def version_detail(request, name, ref):
                        .order_by("corpus__name"))
     done = {e.corpus_id for e in evaluations if e.status != e.Status.FAILED}
     formats = version_download_formats(version)
+    tokenizer = version.cached_tokenizer()
     return render(request, "tokenizers_app/version.html", {
         "version": version, "ref": ref, "lineage": version.lineage(),
-        "kind": describe(version.cached_tokenizer()), "formats": formats,
+        "kind": describe(tokenizer), "formats": formats,
         "format_texts": [(format, FORMAT_TEXT[format]) for format in formats],
         "kind_notes": [(version.label, version.get_algorithm_display(),
-                        kind_notes(version.algorithm, version.pattern))],
+                        version.kind_notes())],
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
-        "extendable": version.algorithm in EXTENDABLE,
+        "extendable": version.kind.trains,
         "goldens": goldens_kept(version),
         "may_pin": may_add_version(request.user, version.tokenizer),
         "parent": version.training_run.extends if version.training_run_id else None,

@@ -8,6 +8,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from tokenizers_app.engines.registry import DEFAULT_KIND, trained_kind_choices
 from tokenizers_app.management.errors import refusals_as_command_errors
 from tokenizers_app.management.users import acting_user, add_user_argument
 from tokenizers_app.models import TrainingRun
@@ -52,7 +53,8 @@ class Command(BaseCommand):
         parser.add_argument("--vocab-size", type=int, required=True,
                             help="all tokens: special tokens + 256 bytes (byte_bpe) or the "
                                  "alphabet (char_bpe) + merges")
-        parser.add_argument("--algorithm", default="byte_bpe", choices=["byte_bpe", "char_bpe"],
+        parser.add_argument("--algorithm", default=DEFAULT_KIND,
+                            choices=[name for name, _ in trained_kind_choices()],
                             help="byte_bpe (default) or char_bpe (characters + '</w>', <unk>)")
         parser.add_argument("--special-token", action="append", default=None,
                             dest="special_tokens",
