@@ -227,12 +227,8 @@ def learn_pieces(words: dict[tuple, int], vocab: dict[int, bytes], wanted: int,
         merges, counts = learn_merges(indexed, asked, min_frequency, ticker, alphabet=alphabet,
                                       skip_known=True)
         additions, kept = _placed(merges, new_chars, wanted)
-        if kept < len(merges):  # the next merge and its new characters do not fit
-            reason = "" if len(additions) == wanted else (
-                f"{len(additions):,} of {wanted:,} new pieces: the next merge needs "
-                f"{'its characters' if wanted - len(additions) > 1 else 'a character'} "
-                f"as pieces too, and they do not fit")
-            return Learned(additions, counts[:kept], reason)
+        if kept < len(merges):  # the ids asked are filled
+            return Learned(additions, counts[:kept], "")
         if len(merges) < asked:  # no pair left with the count asked
             return Learned(additions, counts, stop_reason(len(merges), asked, min_frequency))
         if len(additions) == wanted:
@@ -242,13 +238,16 @@ def learn_pieces(words: dict[tuple, int], vocab: dict[int, bytes], wanted: int,
 
 def _placed(merges, new_chars: set[bytes], wanted: int) -> tuple[list[Addition], int]:
     """The additions of the first merges that fit in ``wanted`` ids (a merge taking a new
-    character as a side brings that character first), and how many merges they hold."""
+    character as a side brings that character first), and how many merges they hold. When the
+    next merge does not fit with its characters, the last ids hold those of its characters that
+    fit (a character is a piece on its own), so the ids asked are filled."""
     additions: list[Addition] = []
     placed: set[bytes] = set()
     for kept, (left, right) in enumerate(merges):
         sides = [side for side in dict.fromkeys((left, right))
                  if side in new_chars and side not in placed]
         if len(additions) + len(sides) + 1 > wanted:
+            additions += [Addition(side.decode()) for side in sides][:wanted - len(additions)]
             return additions, kept
         for side in sides:
             additions.append(Addition(side.decode()))
