@@ -162,8 +162,10 @@ def test_a_library_bpe_extends_keeping_every_parent_id(client, registry, kind):
 
 
 @pytest.mark.django_db
-def test_a_sentencepiece_extension_over_the_api(client, registry):
-    """``POST /api/runs`` with ``extends`` on a SentencePiece BPE version, end to end."""
+def test_a_sentencepiece_extension_over_the_api(client, registry, settings):
+    """``POST /api/runs`` with ``extends`` on a SentencePiece BPE version, end to end; counted
+    in one worker by the library's segmentation even above the fan-out's threshold."""
+    settings.FANOUT_MIN_BYTES = 1
     staff, key = registry["staff"], registry["staff_key"]
     parent = import_parent("sentencepiece", staff)
     import_text(NEW_TEXT, "cjk")
@@ -219,3 +221,34 @@ def test_characters_spelled_by_bytes_become_pieces_when_a_merge_takes_them():
     # a merge needing two new characters does not fit in the last two ids: they hold those
     additions, kept = _placed([("中".encode(), "文".encode())], {"中".encode(), "文".encode()}, 2)
     assert additions == [Addition("中"), Addition("文")] and kept == 0
+
+
+@pytest.mark.django_db
+def test_the_pages_extend_a_tokenizer_json_bpe_and_show_its_lineage(registry):
+    """"Extend this version" on a tokenizer.json BPE's page, the run form, the run page and the
+    child's page (the pages' own client: the form is posted as a browser posts it)."""
+    from django.test import Client
+
+    browser = Client()
+    browser.force_login(registry["staff"])
+    parent = import_parent("hf", registry["staff"])
+    import_text(NEW_TEXT, "cjk")
+    version_page = browser.get(f"/tokenizers/english-hf/{parent.number}/").content.decode()
+    assert "Extend this version" in version_page
+    assert browser.get("/runs/new/?extends=english-hf%401").status_code == 200
+    browser.post("/runs/new/", {"extends": parent.label, "corpus": "cjk",
+                                "vocab_size": parent.vocab_size + NEW, "min_frequency": 1})
+    run = TrainingRun.objects.get(extends=parent)
+    execute_training_run(run_id=run.pk)
+    run_page = browser.get(f"/runs/{run.pk}/").content.decode()
+    assert "Extends" in run_page and "every id of it kept" in run_page
+    child = run.versions.get()
+    child_page = browser.get(f"/tokenizers/english-hf/{child.number}/").content.decode()
+    assert "every id of it names the same token here" in child_page
+    from tests.engines.trained import sentencepiece_model
+
+    unigram = import_tokenizer(files={"tokenizer.model": sentencepiece_model("unigram")},
+                               tokenizer_name="english-unigram", created_by=registry["staff"])
+    assert "Extend this version" not in browser.get(
+        f"/tokenizers/english-unigram/{unigram.number}/").content.decode()
+
