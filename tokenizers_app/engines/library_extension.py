@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 
 WORD_START = "\u2581"  # ▁: SentencePiece's and Metaspace's mark of a word's start
 
@@ -59,15 +61,57 @@ def segment_counts(engine, texts: list[str]) -> list[list]:
     ``hf.HFEngine``, loaded in this child) segments them, counted: ``[[symbols, count], ...]``,
     each symbol a piece id or a character the parent spells with byte pieces. Words of one
     symbol hold no pair and are left out."""
-    normal = mergeable_ids(engine)
-    byte_ids = engine.byte_ids
+    pieces = _Pieces(engine)
     counts: dict[tuple, int] = {}
-    for ids, word_ids in _encoded_lines(engine, texts):
-        for word in _words(engine, ids, word_ids, normal, byte_ids):
+    for ids in _pretokens(engine, texts):
+        for word in pieces.words(ids):
             if len(word) > 1:
                 key = tuple(word)
                 counts[key] = counts.get(key, 0) + 1
     return [[list(word), count] for word, count in counts.items()]
+
+
+NORMAL, BYTE = 0, 1  # the classes of ids in a word; any other id is a wall between words
+
+
+class _Pieces:
+    """What ``words`` needs of the parent's vocab, looked up once per request: each id's class
+    (a normal piece a merge may join, a ``<0xNN>`` byte piece and its byte), and the normal
+    pieces that begin a word (``▁``)."""
+
+    def __init__(self, engine):
+        self.classes = dict.fromkeys(mergeable_ids(engine), NORMAL)
+        self.classes.update(dict.fromkeys(engine.byte_ids, BYTE))
+        self.byte_of = {i: int(engine.vocab[i][3:5], 16) for i in engine.byte_ids}
+        mark = WORD_START.encode()
+        self.starts = frozenset(i for i, kind in self.classes.items()
+                                if kind == NORMAL and engine.vocab[i].startswith(mark))
+
+    def words(self, ids: list[int]):
+        """The words of one pre-token's ids (lists of symbols): cut before each piece that
+        begins a word and at each wall; a run of byte pieces gives the characters it spells,
+        and bytes that spell none are a wall."""
+        word: list[Symbol] = []
+        starts = self.starts
+        for kind, run in groupby(ids, self.classes.get):
+            if kind == NORMAL:
+                for token_id in run:
+                    if token_id in starts:
+                        yield word
+                        word = [token_id]
+                    else:
+                        word.append(token_id)
+            elif kind == BYTE:
+                text = bytes(map(self.byte_of.__getitem__, run)).decode("utf-8", "replace")
+                first, *others = text.split("\ufffd")
+                word += first
+                for part in others:
+                    yield word
+                    word = list(part)
+            else:
+                yield word
+                word = []
+        yield word
 
 
 def mergeable_ids(engine) -> frozenset[int]:
@@ -80,55 +124,17 @@ def mergeable_ids(engine) -> frozenset[int]:
     return frozenset(normal)
 
 
-def _encoded_lines(engine, texts: list[str]):
-    """``(ids, word index of each id or None)`` per text: a ``tokenizer.json``'s pre-tokens
-    are its words too."""
+def _pretokens(engine, texts: list[str]):
+    """The ids of each text, or of each of its pre-tokens for a ``tokenizer.json`` (whose
+    pre-tokens are words too; SentencePiece's words are cut by ``▁`` only, as its trainer cuts
+    them)."""
     library = getattr(engine, "_ordinary", None)
-    if library is None:  # SentencePiece: words by ▁ only, as its trainer splits them
-        for ids in engine.encode_ordinary_batch(texts):
-            yield ids, None
+    if library is None:
+        yield from engine.encode_ordinary_batch(texts)
         return
     for encoding in library.encode_batch(texts, add_special_tokens=False):
-        yield encoding.ids, encoding.word_ids
-
-
-def _words(engine, ids: list[int], word_ids, normal: frozenset[int], byte_ids):
-    """The words of one encoded text (lists of symbols)."""
-    vocab = engine.vocab
-    word: list[Symbol] = []
-    pending = bytearray()  # byte pieces not yet spelled into characters
-    last_word = None
-    for n, token_id in enumerate(ids):
-        if token_id in byte_ids:
-            if word_ids is not None and word_ids[n] != last_word and not pending:
-                yield word
-                word = []
-            last_word = word_ids[n] if word_ids is not None else None
-            pending.append(int(vocab[token_id][3:5], 16))
-            try:
-                word += pending.decode("utf-8")
-                pending.clear()
-            except UnicodeDecodeError as exc:  # inside a character, or no character at all
-                if exc.reason != "unexpected end of data" or len(pending) >= 4:
-                    pending.clear()
-                    yield word
-                    word = []
-            continue
-        if pending:  # bytes that spell no whole character: a wall
-            pending.clear()
-            yield word
-            word = []
-        if token_id not in normal:
-            yield word
-            word = []
-            continue
-        starts = vocab[token_id].startswith(WORD_START.encode())
-        if starts or (word_ids is not None and word_ids[n] != last_word):
-            yield word
-            word = []
-        last_word = word_ids[n] if word_ids is not None else None
-        word.append(token_id)
-    yield word
+        for _, run in groupby(zip(encoding.ids, encoding.word_ids), itemgetter(1)):
+            yield [token_id for token_id, _ in run]
 
 
 def extended_file(kind: str, data: bytes, additions: list[Addition]) -> bytes:
