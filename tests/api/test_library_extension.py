@@ -252,3 +252,22 @@ def test_the_pages_extend_a_tokenizer_json_bpe_and_show_its_lineage(registry):
     assert "Extend this version" not in browser.get(
         f"/tokenizers/english-unigram/{unigram.number}/").content.decode()
 
+
+
+@pytest.mark.django_db
+def test_the_train_command_extends_a_sentencepiece_bpe(registry):
+    """``manage.py train --extends NAME@REF`` on a SentencePiece BPE version."""
+    from django.core.management import call_command
+
+    parent = import_parent("sentencepiece", registry["staff"])
+    import_text(NEW_TEXT, "cjk")
+    out = io.StringIO()
+    call_command("train", "--extends", parent.label, "--corpus", "cjk", "--vocab-size",
+                 str(parent.vocab_size + NEW), stdout=out)
+    run = TrainingRun.objects.get(extends=parent)
+    assert f"extends {parent.label}" in out.getvalue() and run.algorithm == "sentencepiece"
+    execute_training_run(run_id=run.pk)
+    child = run.versions.get()
+    assert child.vocab_size == parent.vocab_size + NEW
+    kept = child.load_engine().vocab
+    assert all(kept[i] == piece for i, piece in parent.load_engine().vocab.items())
