@@ -51,8 +51,9 @@ if args["mode"] == "extend":
 else:
     result = train_bpe(Path(args["corpus"]), args["vocab_size"], special_tokens=["<|endoftext|>"])
 seconds = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(
-    resource.RUSAGE_CHILDREN).ru_maxrss
+# this process's own peak (VmHWM, in kB): ru_maxrss starts at the forking process's size
+rss = next(int(line.split()[1]) for line in open("/proc/self/status")
+           if line.startswith("VmHWM:"))
 print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": len(result.vocab),
                   "core": CORE_PATH}))
 """
@@ -89,8 +90,9 @@ else:
         minloglevel=2)
     vocab = sentencepiece.SentencePieceProcessor(model_proto=model.getvalue()).get_piece_size()
 seconds = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(
-    resource.RUSAGE_CHILDREN).ru_maxrss
+# this process's own peak (VmHWM, in kB): ru_maxrss starts at the forking process's size
+rss = next(int(line.split()[1]) for line in open("/proc/self/status")
+           if line.startswith("VmHWM:"))
 print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": vocab, "core": "sentencepiece"}))
 """
 
