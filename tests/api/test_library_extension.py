@@ -271,3 +271,36 @@ def test_the_train_command_extends_a_sentencepiece_bpe(registry):
     assert child.vocab_size == parent.vocab_size + NEW
     kept = child.load_engine().vocab
     assert all(kept[i] == piece for i, piece in parent.load_engine().vocab.items())
+
+
+def mixed_cjk(size: int = 3000, seed: int = 4) -> str:
+    """Lines of made-up text from a few Chinese, Japanese and Korean characters, spaces and
+    punctuation: many pairs of equal count, so the tie-break decides often."""
+    import random
+
+    rng = random.Random(seed)
+    alphabet = "我们今天学习字节对编码日本語のテキスト한국어 、。"
+    return "\n".join("".join(rng.choices(alphabet, k=rng.randint(5, 40)))
+                     for _ in range(size // 20))
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_learned_pieces_equal_the_plain_reference_addition_for_addition(kind):
+    """On the library's own segmentation of CJK text (with ties), the learned pieces equal
+    ``reference_extend_pieces`` in tests/bpe/reference.py, piece for piece, in order."""
+    from tests.bpe.reference import reference_extend_pieces
+    from tokenizers_app.engines.hf import HFEngine
+    from tokenizers_app.engines.library_extension import segment_counts
+    from tokenizers_app.engines.spm import SentencePieceEngine
+
+    parent = (SentencePieceEngine if kind == "sentencepiece" else HFEngine)(KINDS[kind][1]())
+    lines = [line for line in (NEW_TEXT + mixed_cjk()).splitlines() if line.strip()]
+    words = {tuple(word): count for word, count in segment_counts(parent, lines)}
+    as_bytes = {tuple(parent.vocab[s] if isinstance(s, int) else s.encode() for s in word): count
+                for word, count in words.items()}
+    for wanted in (1, 7, 60, 150):
+        learned = learn_pieces(words, parent.vocab, wanted)
+        expected = reference_extend_pieces(set(parent.vocab.values()), as_bytes, wanted)
+        assert [(a.piece.encode(), a.left and a.left.encode(), a.right and a.right.encode())
+                for a in learned.additions] == expected
+        assert len(learned.additions) == wanted
