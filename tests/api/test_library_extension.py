@@ -127,6 +127,8 @@ def check_child(client, key, kind: str, parent: TokenizerVersion, child: Tokeniz
     assert encode(OLD_TEXT) == encode_parent(OLD_TEXT)  # untouched: the parent's ids
     new_ids = set(range(max(before) + 1, max(after) + 1))
     assert new_ids & set(encode(NEW_TEXT)) and not new_ids & set(encode(OLD_TEXT))
+    diff = client.get(f"/api/diff?from={parent.label}&to={child.label}", **bearer(key))
+    assert diff.status_code == 200 and diff.json()["verdict"] == "extends", diff.content
     return parent_file, child_file
 
 
