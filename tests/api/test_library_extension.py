@@ -306,3 +306,18 @@ def test_learned_pieces_equal_the_plain_reference_addition_for_addition(kind):
         assert [(a.piece.encode(), a.left and a.left.encode(), a.right and a.right.encode())
                 for a in learned.additions] == expected
         assert len(learned.additions) == wanted
+
+
+@pytest.mark.django_db
+def test_a_library_extension_run_stops_when_cancelled(registry, monkeypatch):
+    """A cancel noticed while the library segments the corpus ends the run, saving nothing."""
+    from tokenizers_app.services.attempts import RunReporter
+
+    parent = import_parent("hf", registry["staff"])
+    import_text(NEW_TEXT, "cjk")
+    run = start_extension_run(extends=parent.label, corpora=["cjk"],
+                              vocab_size=parent.vocab_size + NEW, created_by=registry["staff"])
+    monkeypatch.setattr(RunReporter, "should_stop", lambda self: True)
+    execute_training_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == TrainingRun.Status.CANCELLED and not run.versions.exists()
