@@ -12,6 +12,16 @@ prints the best wall time and the peak RSS of each, and the ratios against ``ext
 
 Without paths it writes two corpora of ``--mb`` MB each: made-up lowercase words (the parent's
 domain) and random CJK text with punctuation (the new one), built from code, not downloaded.
+
+``--kind sentencepiece``: the parent is a SentencePiece BPE model with byte fallback, trained by
+``sentencepiece`` on ``--parent-corpus`` (not timed); ``extend`` segments ``--corpus`` with the
+parent (the library, in this process: the registry runs that step in its sandbox child), learns
+``--new`` pieces (``engines.library_extension``) and writes the child's ``.model``;
+``scratch-total`` trains a SentencePiece BPE from scratch on both corpora to the child's total
+(the retrain that extension avoids), ``scratch-new`` on ``--corpus`` alone to the byte pieces,
+specials and ``--new`` pieces. The trainer runs with one thread, as the extension does. The
+made-up CJK corpus draws words of 1-4 characters from 1,500 characters with Zipf weights (uniform
+random characters would leave SentencePiece nothing to merge), in lines of 40-160 characters.
 """
 
 from __future__ import annotations
@@ -41,15 +51,54 @@ if args["mode"] == "extend":
 else:
     result = train_bpe(Path(args["corpus"]), args["vocab_size"], special_tokens=["<|endoftext|>"])
 seconds = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(
-    resource.RUSAGE_CHILDREN).ru_maxrss
+# this process's own peak (VmHWM, in kB): ru_maxrss starts at the forking process's size
+rss = next(int(line.split()[1]) for line in open("/proc/self/status")
+           if line.startswith("VmHWM:"))
 print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": len(result.vocab),
                   "core": CORE_PATH}))
 """
 
 
-def run(args: dict) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], cwd=REPO, check=True,
+SPM_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+args = json.loads(sys.argv[1])
+start = time.perf_counter()
+if args["mode"] == "extend":
+    from tokenizers_app.engines.library_extension import (extended_file, learn_pieces,
+                                                          segment_counts)
+    from tokenizers_app.engines.spm import SentencePieceEngine
+    parent = SentencePieceEngine(Path(args["parent"]).read_bytes())
+    text = Path(args["corpus"]).read_text(encoding="utf-8")
+    lines = [line for line in text.split("\\n") if line.strip()]
+    words = {}
+    for i in range(0, len(lines), 2000):
+        for word, count in segment_counts(parent, lines[i:i + 2000]):
+            key = tuple(word)
+            words[key] = words.get(key, 0) + count
+    learned = learn_pieces(words, parent.vocab, args["new"])
+    child = SentencePieceEngine(extended_file("sentencepiece", parent.canonical,
+                                              learned.additions))
+    assert all(child.vocab[i] == t for i, t in parent.vocab.items())
+    vocab = len(child.vocab)
+else:
+    import io, sentencepiece
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        input=",".join(args["inputs"]), model_writer=model, vocab_size=args["vocab_size"],
+        model_type="bpe", byte_fallback=True, character_coverage=0.9995, num_threads=1,
+        minloglevel=2)
+    vocab = sentencepiece.SentencePieceProcessor(model_proto=model.getvalue()).get_piece_size()
+seconds = time.perf_counter() - start
+# this process's own peak (VmHWM, in kB): ru_maxrss starts at the forking process's size
+rss = next(int(line.split()[1]) for line in open("/proc/self/status")
+           if line.startswith("VmHWM:"))
+print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": vocab, "core": "sentencepiece"}))
+"""
+
+
+def run(args: dict, child: str = CHILD) -> dict:
+    out = subprocess.run([sys.executable, "-c", child, json.dumps(args)], cwd=REPO, check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -69,6 +118,48 @@ def write_corpora(folder: Path, megabytes: float) -> tuple[Path, Path]:
     return words, cjk
 
 
+def write_zipf_cjk(path: Path, megabytes: float) -> Path:
+    """Made-up CJK text: words of 1-4 characters from 1,500 characters with Zipf weights, in
+    lines of 40-160 characters ended by punctuation (SentencePiece needs repeated pairs)."""
+    rng = random.Random(7)
+    chars = [chr(c) for c in rng.sample(range(0x4E00, 0x9FFF), 1500)]
+    weights = [1 / (rank + 1) for rank in range(len(chars))]
+    lexicon = ["".join(rng.choices(chars, weights, k=rng.choice((1, 2, 2, 3, 4))))
+               for _ in range(6000)]
+    word_weights = [1 / (rank + 1) for rank in range(len(lexicon))]
+    lines, size = [], 0
+    while size < megabytes * 1e6:
+        line = "".join(rng.choices(lexicon, word_weights, k=rng.randint(20, 70)))[:160]
+        lines.append(line + rng.choice("。！？") + "\n")
+        size += len(lines[-1].encode())
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def spm_jobs(folder: Path, parent_corpus: Path, corpus: Path, parent_size: int,
+             new: int) -> tuple[dict, int]:
+    """The SentencePiece parent (trained here, not timed) and the jobs of ``--kind
+    sentencepiece``."""
+    import io
+
+    import sentencepiece
+
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        input=str(parent_corpus), model_writer=model, vocab_size=parent_size, model_type="bpe",
+        byte_fallback=True, character_coverage=1.0, num_threads=1, minloglevel=2)
+    parent = folder / "parent.model"
+    parent.write_bytes(model.getvalue())
+    size = sentencepiece.SentencePieceProcessor(model_proto=model.getvalue()).get_piece_size()
+    jobs = {"extend": {"mode": "extend", "parent": str(parent), "corpus": str(corpus),
+                       "new": new},
+            "scratch-total": {"mode": "scratch", "inputs": [str(parent_corpus), str(corpus)],
+                              "vocab_size": size + new},
+            "scratch-new": {"mode": "scratch", "inputs": [str(corpus)],
+                            "vocab_size": 259 + new}}
+    return jobs, size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parent-corpus", type=Path)
@@ -77,12 +168,25 @@ def main() -> None:
     parser.add_argument("--new", type=int, default=2000)
     parser.add_argument("--mb", type=float, default=4.0)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--kind", choices=("byte_bpe", "sentencepiece"), default="byte_bpe")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         parent_corpus, corpus = args.parent_corpus, args.corpus
         if parent_corpus is None or corpus is None:
             parent_corpus, corpus = write_corpora(folder, args.mb)
+            if args.kind == "sentencepiece":
+                corpus = write_zipf_cjk(folder / "cjk-zipf.txt", args.mb)
+        if args.kind == "sentencepiece":
+            jobs, size = spm_jobs(folder, parent_corpus, corpus, args.parent_size, args.new)
+            results = {name: [] for name in jobs}
+            for _ in range(max(1, args.repeat)):
+                for name, job in jobs.items():
+                    results[name].append(run(job, SPM_CHILD))
+            print(f"SentencePiece BPE parent: {size:,} pieces on {parent_corpus.name} "
+                  f"({parent_corpus.stat().st_size / 1e6:.1f} MB); new corpus {corpus.name} "
+                  f"({corpus.stat().st_size / 1e6:.1f} MB); +{args.new:,} pieces")
+            return report(results)
         from tokenizers_app.bpe import save_tokenizer, train_bpe
 
         parent = train_bpe(parent_corpus, args.parent_size, ["<|endoftext|>"]).tokenizer()
@@ -101,6 +205,10 @@ def main() -> None:
               f"({parent_corpus.stat().st_size / 1e6:.1f} MB); new corpus {corpus.name} "
               f"({corpus.stat().st_size / 1e6:.1f} MB); +{args.new:,} tokens; core "
               f"{results['extend'][0]['core']}")
+    report(results)
+
+
+def report(results: dict[str, list[dict]]) -> None:
     best = {name: (min(r["seconds"] for r in rs), max(r["rss_kb"] for r in rs), rs[0]["vocab"])
             for name, rs in results.items()}
     for name, (seconds, rss, vocab) in best.items():

@@ -265,3 +265,39 @@ def reference_extend_char(parent_vocab, parent_merges, specials, text, vocab_siz
     first = max(vocab) + 1
     vocab.update((first + n, left + right) for n, (left, right) in enumerate(merges))
     return vocab, list(parent_merges) + merges, merge_counts
+
+
+def reference_extend_pieces(parent_pieces, words, wanted, min_frequency=1):
+    """The plain extension of another library's BPE model (SentencePiece, ``tokenizer.json``):
+    ``words`` maps tuples of pieces (bytes), as the parent's library segments the new corpus, to
+    counts; a symbol that is no parent piece is a character the parent spells with byte pieces.
+    Recount every pair at each step, take the best by (count, pair), never learn a pair whose
+    join is a piece already; a new character becomes a piece just before the first merge that
+    takes it; when the next merge and its new characters do not fit in ``wanted``, the last ids
+    hold those characters. Returns ``[(piece, left, right)]`` (left and right None for a
+    character) in id order."""
+    known = set(parent_pieces)
+    new_chars = {symbol for word in words for symbol in word} - known
+    pieces, placed = [], set()
+    while len(pieces) < wanted:
+        pairs: dict[tuple[bytes, bytes], int] = {}
+        for word, count in words.items():
+            for pair in zip(word, word[1:]):
+                if pair[0] + pair[1] not in known:
+                    pairs[pair] = pairs.get(pair, 0) + count
+        if not pairs:
+            break
+        best = max(pairs, key=lambda pair: (pairs[pair], pair))
+        if pairs[best] < min_frequency:
+            break
+        sides = [side for side in dict.fromkeys(best) if side in new_chars and side not in placed]
+        if len(pieces) + len(sides) + 1 > wanted:
+            pieces += [(side, None, None) for side in sides][:wanted - len(pieces)]
+            break
+        for side in sides:
+            pieces.append((side, None, None))
+            placed.add(side)
+        pieces.append((best[0] + best[1], best[0], best[1]))
+        known.add(best[0] + best[1])
+        words = _merge_everywhere(words, best)
+    return pieces

@@ -38,9 +38,10 @@ class RunIn(Body):
     ``min_word_frequency``, default 1; ``special_tokens`` default ``["<unk>"]`` and must hold
     it). A field of the other algorithm is a 400 naming it; a field no run takes, a 422.
 
-    ``extends``: ``NAME@REF`` of a byte-level or character-level BPE version to extend: the run
-    continues its merges on ``corpora`` up to ``vocab_size`` tokens in all, and makes a new
-    version of the same tokenizer in which every parent id keeps its token. The parent's
+    ``extends``: ``NAME@REF`` of a byte-level or character-level BPE version, or of a
+    SentencePiece or tokenizer.json BPE model, to extend: the run continues its merges on
+    ``corpora`` up to ``vocab_size`` tokens in all, and makes a new version of the same
+    tokenizer in which every parent id keeps its token. The parent's
     pattern, split, options and special tokens are kept, so giving them is a 400;
     ``tokenizer`` may be left out.
     ``corpora``: names, or ``{"name": "de", "weight": 2}`` to count a corpus more (not in

@@ -13,7 +13,7 @@ import sys
 from collections import OrderedDict
 
 from ..errors import RegistryError, Unencodable
-from .frames import read_frame, unb64, write_frame
+from .frames import b64, read_frame, unb64, write_frame
 
 MB = 1024 ** 2
 
@@ -86,6 +86,13 @@ def _handle(message: dict, engines: _Engines) -> dict:
         return {"ids": engine.encode_ordinary_batch(message["texts"])}
     if op == "decode_batch":
         return {"texts": engine.decode_batch(message["batch"])}
+    if op in ("segment", "extend_file"):  # an extension run of this model (library_extension)
+        from . import library_extension as extension
+
+        if op == "segment":
+            return {"words": extension.segment_counts(engine, message["texts"])}
+        additions = [extension.Addition.from_json(row) for row in message["additions"]]
+        return {"data": b64(extension.extended_file(kind, engine.canonical, additions))}
     if op == "totals":  # an evaluation's batch of documents: its totals, never its tokens
         from .evaluation import documents_totals
 

@@ -111,6 +111,9 @@ class VersionContents:
                     {token: i for i, token in enumerate(specials)})
         vocab = dict(fetch_rows(f"SELECT token_id, token FROM {q(VocabEntry._meta.db_table)} "
                                 f"WHERE version_id = %s", self.pk))
+        if self.kind.stored_in == FILE:  # its special tokens' rows are of the library's kinds
+            by_text = {bytes(token).decode("utf-8", "replace"): i for i, token in vocab.items()}
+            return vocab, merges, counts, {token: by_text[token] for token in self.special_tokens}
         special = fetch_rows(f"SELECT token, token_id FROM {q(VocabEntry._meta.db_table)} "
                              f"WHERE version_id = %s AND kind = %s", self.pk,
                              VocabEntry.Kind.SPECIAL.value)

@@ -14,13 +14,25 @@ from ..models import Kind, TrainingRun
 
 
 def extend_files(*, run: TrainingRun, paths, reporter):
-    """The result of an extension run over its corpus files (counted in this worker)."""
+    """The result of an extension run over its corpus files (counted in this worker; a
+    SentencePiece or tokenizer.json parent's files are segmented by its library, in this
+    worker's sandbox child: ``library_extensions``)."""
+    if is_library_run(run):
+        from .library_extensions import extend_library_files
+
+        return extend_library_files(run=run, paths=paths, reporter=reporter)
     parent = run.extends.load_tokenizer()
     if run.algorithm == Kind.CHAR_BPE:
         return extend_char_bpe(parent, paths, run.vocab_size, run.min_frequency,
                                progress=reporter.progress, should_stop=reporter.should_stop)
     return extend_bpe(parent, paths, run.vocab_size, run.min_frequency,
                       progress=reporter.progress, should_stop=reporter.should_stop)
+
+
+def is_library_run(run: TrainingRun) -> bool:
+    """An extension run of a SentencePiece or tokenizer.json BPE version: counted in one worker
+    by its library's segmentation, never fanned out (a fanned-out count is of pre-tokens)."""
+    return run.extends_id is not None and run.algorithm in (Kind.SENTENCEPIECE, Kind.HF)
 
 
 def extend_counts(*, run: TrainingRun, counts: dict[bytes, int], reporter):

@@ -12,22 +12,39 @@ from django.utils import timezone
 from .. import tasks
 from ..bpe.parameters import check_training_parameters
 from ..errors import Invalid, NotFound
-from ..models import Corpus, TokenizerVersion, TrainingRun
+from ..models import Corpus, Kind, TokenizerVersion, TrainingRun
 from .permissions import OPERATOR, recorded
 from .queue import QueueUnavailable, send_on_commit
 from .runs import resolve_corpora
 from .versions import check_may_add_to, tokenizer_to_add_to
 
+LIBRARY_KINDS = (Kind.SENTENCEPIECE, Kind.HF)  # extended beside their library (library_extension)
+
+
+def is_extendable(version: TokenizerVersion) -> bool:
+    """Whether an extension run can continue ``version``: BPE of our core, or a SentencePiece
+    or ``tokenizer.json`` model whose type is BPE (its pattern names the model type first:
+    ``"SentencePiece BPE; normalization ..."``, ``"BPE; normalizer ..."``)."""
+    return version.kind.trains or is_library_bpe(version)  # our core's kinds: all of them
+
+
+def is_library_bpe(version: TokenizerVersion) -> bool:
+    """A SentencePiece or ``tokenizer.json`` version whose model is BPE."""
+    model = version.pattern.split(";", 1)[0].strip()
+    return (version.algorithm == Kind.SENTENCEPIECE and model == "SentencePiece BPE") or \
+        (version.algorithm == Kind.HF and model == "BPE")
+
+
 def extendable_parent(ref: str) -> TokenizerVersion:
     """The version ``NAME@REF`` names, if its kind can be extended (``Invalid`` in words, with
     field ``extends``, when not)."""
     parent = TokenizerVersion.objects.select_related("tokenizer").resolve(ref)
-    if not parent.kind.trains:  # a kind our core trains: its merges go on
-        raise Invalid(f"{parent.label} is a {parent.get_algorithm_display()}: extension runs "
-                      f"continue the merges of byte-level or character-level BPE versions. "
-                      f"Unigram and WordPiece have no merge order to continue, and "
-                      f"SentencePiece or tokenizer.json BPE models are not extended here yet",
-                      field="extends")
+    if not is_extendable(parent):
+        raise Invalid(f"{parent.label} is a {parent.get_algorithm_display()} "
+                      f"({parent.pattern.split(';', 1)[0]}): extension runs continue the merges "
+                      f"of byte-level or character-level BPE versions and the pieces of "
+                      f"SentencePiece or tokenizer.json BPE models. Unigram and WordPiece have "
+                      f"no merge order to continue", field="extends")
     return parent
 
 
@@ -47,6 +64,9 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
     if vocab_size is None or int(vocab_size) <= parent.vocab_size:
         raise Invalid(f"vocab_size {vocab_size} must be above the {parent.vocab_size:,} tokens of "
                       f"{parent.label}: an extension only adds tokens", field="vocab_size")
+    if sweep and parent.algorithm in LIBRARY_KINDS:
+        raise Invalid("a sweep of a SentencePiece or tokenizer.json extension is not built: "
+                      "leave the sweep out", field="sweep")
     if sweep and parent.kind.has_alphabet:
         raise Invalid("a sweep of a character-level extension is not built (its new characters "
                       "come before its new merges): leave the sweep out", field="sweep")

@@ -16,12 +16,12 @@ from ..bpe import train_bpe, train_char_bpe
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
-from ..errors import Damaged, Invalid, NotFound
+from ..errors import Damaged, NotFound
 from ..models import Corpus, Kind, TrainingRun, check_name
 from ..storage import get_store, local_copy
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .corpus_weights import resolve_corpora, weighted_names
-from .extension_results import extend_files
+from .extension_results import extend_files, is_library_run
 from .fanout import fan_out_counting
 from .permissions import OPERATOR, check_may_cancel, recorded
 from .queue import QueueUnavailable, send_on_commit
@@ -120,7 +120,7 @@ def execute_training_run(*, run_id: int) -> None:
         return
     reporter = RunReporter(run)
     with recording_outcome(run):
-        if total > settings.FANOUT_MIN_BYTES:
+        if total > settings.FANOUT_MIN_BYTES and not is_library_run(run):
             return fan_out_counting(run=run)
         corpora = list(run.corpora.order_by("name"))
         weights = run.weights_for(corpora)  # None when every corpus weighs 1 (as before)

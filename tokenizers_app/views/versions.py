@@ -19,6 +19,7 @@ from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download, version_download_formats
 from ..services.evaluations import request_evaluation
+from ..services.extensions import is_extendable
 from ..services.gates import goldens_kept
 from ..services.deletions import delete_tokenizer, tokenizer_dependents
 from ..services.permissions import may_add_version, may_delete
@@ -80,7 +81,7 @@ def version_detail(request, name, ref):
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
-        "extendable": version.kind.trains,
+        "extendable": is_extendable(version),
         "goldens": goldens_kept(version),
         "may_pin": may_add_version(request.user, version.tokenizer),
         "parent": version.training_run.extends if version.training_run_id else None,

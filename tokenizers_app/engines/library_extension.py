@@ -1,0 +1,262 @@
+"""Extension of another library's BPE model: a SentencePiece BPE ``.model`` or a Hugging Face BPE
+``tokenizer.json`` (Llama-2 / Mistral style, with byte fallback) gains new pieces after every
+existing one, so a model trained on the parent only grows its embedding matrix.
+
+The work is split by where the library may run (``sandbox``): the library runs only in a
+sandbox child, which segments the new corpus (``segment_counts``) and writes the child's file
+(``extended_file``); the worker learns the new pieces in plain Python and our merge loop
+(``learn_pieces``), never loading the library.
+
+- **Segmentation** is the library's own: each line encoded by the parent, its pieces cut into
+  words before every piece that begins a word (``▁``) and, for a ``tokenizer.json`` with a
+  pre-tokenizer, between its pre-tokens. A run of ``<0xNN>`` byte pieces that spells whole
+  characters gives those characters as symbols of their own (not pieces yet); an unknown,
+  control or special piece, or bytes that spell no whole character, end a word.
+- **Learning** is the count-and-tie-break loop of training (``compiled.learn_merges``, with
+  ``skip_known``: a pair whose concatenation is a piece already is never learned, and stays
+  apart as the parent leaves it) over those words, the parent's normal pieces and the new
+  characters as its alphabet. A character spelled by byte pieces becomes a piece of its own
+  when a learned merge first takes it as a side, just before that merge's piece: a
+  ``tokenizer.json`` merge can only join two pieces of its vocab.
+- **The file**: new pieces take the ids after the parent's largest, in learned order;
+  SentencePiece scores them below every existing score (the library joins the best-scored
+  pair first, so the parent's joins all come before any new one); a ``tokenizer.json`` appends
+  its new merges after the existing ones.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
+
+WORD_START = "\u2581"  # ▁: SentencePiece's and Metaspace's mark of a word's start
+
+Symbol = int | str  # a parent's piece id, or a character it spells with byte pieces
+
+
+@dataclass(frozen=True)
+class Addition:
+    """One new piece: ``piece`` made by the merge ``(left, right)``, or a character on its own
+    (``left`` and ``right`` None)."""
+
+    piece: str
+    left: str | None = None
+    right: str | None = None
+
+    def to_json(self) -> list:
+        return [self.piece, self.left, self.right]
+
+    @classmethod
+    def from_json(cls, row) -> Addition:
+        return cls(row[0], row[1], row[2])
+
+
+# -- in the sandbox child: the library's segmentation, and the child's file -------------------
+
+
+def segment_counts(engine, texts: list[str]) -> list[list]:
+    """The words of ``texts`` as the parent engine (``spm.SentencePieceEngine`` or
+    ``hf.HFEngine``, loaded in this child) segments them, counted: ``[[symbols, count], ...]``,
+    each symbol a piece id or a character the parent spells with byte pieces. Words of one
+    symbol hold no pair and are left out."""
+    pieces = _Pieces(engine)
+    counts: dict[tuple, int] = {}
+    for ids in _pretokens(engine, texts):
+        for word in pieces.words(ids):
+            if len(word) > 1:
+                key = tuple(word)
+                counts[key] = counts.get(key, 0) + 1
+    return [[list(word), count] for word, count in counts.items()]
+
+
+NORMAL, BYTE = 0, 1  # the classes of ids in a word; any other id is a wall between words
+
+
+class _Pieces:
+    """What ``words`` needs of the parent's vocab, looked up once per request: each id's class
+    (a normal piece a merge may join, a ``<0xNN>`` byte piece and its byte), and the normal
+    pieces that begin a word (``▁``)."""
+
+    def __init__(self, engine):
+        self.classes = dict.fromkeys(mergeable_ids(engine), NORMAL)
+        self.classes.update(dict.fromkeys(engine.byte_ids, BYTE))
+        self.byte_of = {i: int(engine.vocab[i][3:5], 16) for i in engine.byte_ids}
+        mark = WORD_START.encode()
+        self.starts = frozenset(i for i, kind in self.classes.items()
+                                if kind == NORMAL and engine.vocab[i].startswith(mark))
+
+    def words(self, ids: list[int]):
+        """The words of one pre-token's ids (lists of symbols): cut before each piece that
+        begins a word and at each wall; a run of byte pieces gives the characters it spells,
+        and bytes that spell none are a wall."""
+        word: list[Symbol] = []
+        starts = self.starts
+        for kind, run in groupby(ids, self.classes.get):
+            if kind == NORMAL:
+                for token_id in run:
+                    if token_id in starts:
+                        yield word
+                        word = [token_id]
+                    else:
+                        word.append(token_id)
+            elif kind == BYTE:
+                text = bytes(map(self.byte_of.__getitem__, run)).decode("utf-8", "replace")
+                first, *others = text.split("\ufffd")
+                word += first
+                for part in others:
+                    yield word
+                    word = list(part)
+            else:
+                yield word
+                word = []
+        yield word
+
+
+def mergeable_ids(engine) -> frozenset[int]:
+    """The ids of the pieces a learned merge may join: the normal pieces of the model (not
+    unknown, control, special or byte pieces, nor a ``tokenizer.json``'s added tokens)."""
+    normal = {i for i, _, kind, _ in engine.vocab_kinds() if kind == "normal"}
+    added = getattr(engine, "_special", None)
+    if added is not None and hasattr(added, "get_added_tokens_decoder"):
+        normal -= set(added.get_added_tokens_decoder())
+    return frozenset(normal)
+
+
+def _pretokens(engine, texts: list[str]):
+    """The ids of each text, or of each of its pre-tokens for a ``tokenizer.json`` (whose
+    pre-tokens are words too; SentencePiece's words are cut by ``▁`` only, as its trainer cuts
+    them)."""
+    library = getattr(engine, "_ordinary", None)
+    if library is None:
+        yield from engine.encode_ordinary_batch(texts)
+        return
+    for encoding in library.encode_batch(texts, add_special_tokens=False):
+        for _, run in groupby(zip(encoding.ids, encoding.word_ids), itemgetter(1)):
+            yield [token_id for token_id, _ in run]
+
+
+def extended_file(kind: str, data: bytes, additions: list[Addition]) -> bytes:
+    """The child's file: the parent's ``data`` with ``additions`` appended (``sentencepiece``:
+    a ``.model`` edited through the library's protobuf; ``hf``: a ``tokenizer.json``)."""
+    if kind == "sentencepiece":
+        return _extended_model(data, additions)
+    if kind == "hf":
+        return _extended_json(data, additions)
+    raise ValueError(f"a {kind} file is not extended here")
+
+
+def _extended_model(data: bytes, additions: list[Addition]) -> bytes:
+    from sentencepiece import sentencepiece_model_pb2 as model_pb2
+
+    model = model_pb2.ModelProto()
+    model.ParseFromString(data)
+    lowest = min((piece.score for piece in model.pieces), default=0.0)
+    for n, addition in enumerate(additions):
+        piece = model.pieces.add()
+        piece.piece = addition.piece
+        piece.score = lowest - 1.0 - n
+        piece.type = model_pb2.ModelProto.SentencePiece.NORMAL
+    model.trainer_spec.vocab_size = len(model.pieces)
+    return model.SerializeToString()
+
+
+def _extended_json(data: bytes, additions: list[Addition]) -> bytes:
+    doc = json.loads(data)
+    model = doc["model"]
+    vocab: dict[str, int] = model["vocab"]
+    added = [token["id"] for token in doc.get("added_tokens") or []]
+    next_id = max([*vocab.values(), *added]) + 1
+    merges = list(model.get("merges") or [])
+    pairs = [a for a in additions if a.left is not None]
+    as_lists = (merges and not isinstance(merges[0], str)) or any(
+        " " in a.left or " " in a.right for a in pairs)
+    if as_lists:  # a piece with a space cannot be written "left right"
+        merges = [m.split(" ", 1) if isinstance(m, str) else list(m) for m in merges]
+    for addition in additions:
+        vocab[addition.piece] = next_id
+        next_id += 1
+        if addition.left is not None:
+            merges.append([addition.left, addition.right] if as_lists
+                          else f"{addition.left} {addition.right}")
+    model["merges"] = merges
+    return json.dumps(doc, ensure_ascii=False).encode()
+
+
+# -- in the worker: the new pieces, learned by the training loop ------------------------------
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What ``learn_pieces`` found: the additions in id order, each merge's count, and why
+    fewer than asked (empty when as many as asked)."""
+
+    additions: list[Addition]
+    counts: list[int]
+    stop_reason: str
+
+
+def learn_pieces(words: dict[tuple, int], vocab: dict[int, bytes], wanted: int,
+                 min_frequency: int = 1, ticker=None) -> Learned:
+    """``wanted`` new pieces over counted ``words`` (symbols: piece ids of the parent's
+    ``vocab``, or characters it spells with byte pieces), learned by the training loop, whose
+    alphabet is every parent piece (so none is made twice) and the new characters; characters a
+    merge takes count among the new pieces. Learning more merges gives the same first merges,
+    so the loop runs again with room for the characters until ``wanted`` is reached or no pair
+    is left.
+
+    ``learn_pieces({(0, 1): 3}, {0: b"a", 1: b"b"}, 1).additions -> [Addition("ab", "a", "b")]``
+    """
+    from ..bpe.compiled import learn_merges
+    from ..bpe.training import stop_reason
+
+    ids = sorted(vocab)
+    alphabet = [vocab[i] for i in ids]
+    index: dict = {token_id: n for n, token_id in enumerate(ids)}
+    known = {token: n for n, token in enumerate(alphabet)}
+    chars = sorted({s for word in words for s in word if isinstance(s, str)})
+    for char in chars:  # a character that is a piece already (an added token) is that piece
+        token = char.encode()
+        if token not in known:
+            known[token] = index[char] = len(alphabet)
+            alphabet.append(token)
+        else:
+            index[char] = known[token]
+    indexed: dict[tuple[int, ...], int] = {}
+    for word, count in words.items():
+        key = tuple(index[s] for s in word)
+        indexed[key] = indexed.get(key, 0) + count
+    new_chars = set(alphabet[len(ids):])
+    asked = wanted
+    while True:
+        merges, counts = learn_merges(indexed, asked, min_frequency, ticker, alphabet=alphabet,
+                                      skip_known=True)
+        additions, kept = _placed(merges, new_chars, wanted)
+        if kept < len(merges):  # the ids asked are filled
+            return Learned(additions, counts[:kept], "")
+        if len(merges) < asked:  # no pair left with the count asked
+            return Learned(additions, counts, stop_reason(len(merges), asked, min_frequency))
+        if len(additions) == wanted:
+            return Learned(additions, counts, "")
+        asked += wanted - len(additions)
+
+
+def _placed(merges, new_chars: set[bytes], wanted: int) -> tuple[list[Addition], int]:
+    """The additions of the first merges that fit in ``wanted`` ids (a merge taking a new
+    character as a side brings that character first), and how many merges they hold. When the
+    next merge does not fit with its characters, the last ids hold those of its characters that
+    fit (a character is a piece on its own), so the ids asked are filled."""
+    additions: list[Addition] = []
+    placed: set[bytes] = set()
+    for kept, (left, right) in enumerate(merges):
+        sides = [side for side in dict.fromkeys((left, right))
+                 if side in new_chars and side not in placed]
+        if len(additions) + len(sides) + 1 > wanted:
+            additions += [Addition(side.decode()) for side in sides][:wanted - len(additions)]
+            return additions, kept
+        for side in sides:
+            additions.append(Addition(side.decode()))
+            placed.add(side)
+        additions.append(Addition((left + right).decode(), left.decode(), right.decode()))
+    return additions, len(merges)
