@@ -9,7 +9,7 @@ import tokenizers_app.engines.registry
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tokenizers_app', '0018_evaluation_parts'),
+        ('tokenizers_app', '0020_corpus_object_name'),
     ]
 
     operations = [

@@ -15,9 +15,8 @@ from django.utils import timezone
 
 from ..bpe import TrainingCancelled, TrainResult
 from ..bpe.char_bpe import CharTrainResult
-from ..bpe.canonical import content_digest
 from ..bpe.compiled import CORE_PATH
-from ..engines import ENGINE_KINDS, engine_digest
+from ..engines import kind_of
 from ..errors import REFUSALS, is_disk_full, is_library_panic, panic_words
 from ..models import TokenizerVersion, TrainingRun
 from .extension_results import sweep_prefix
@@ -138,8 +137,8 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter,
     full = result.tokenizer()
     prefix = sweep_prefix(run)  # the tokenizer of a smaller vocab size, from the full one
     cores = [prefix(full, size) for size in run.sweep] + [full]
-    digests = [engine_digest(core) if core.algorithm in ENGINE_KINDS else content_digest(core)
-               for core in cores]  # an extension of a library's model is one of its files
+    digests = [kind_of(core).digest(core)  # an extension of a library's model: its file's
+               for core in cores]
     with transaction.atomic():
         locked = run.owned(run.attempt).select_for_update().first()
         if locked is None:
