@@ -24,7 +24,9 @@ from collections.abc import Iterable
 from .pairs import LOW, SHIFT
 
 NO_RANK = 1 << 62
-LONG_PRETOKEN = 32  # pre-tokens over this many bytes are merged with a heap (faster from ~28)
+# Pre-tokens over this many bytes are merged with a heap (``bpe_long``), shorter ones by scanning
+# (``bpe_many``). The one threshold of both twins: encoding_loop_compiled.pyx reads it from here.
+LONG_PRETOKEN = 64
 
 
 class MergeTable:
