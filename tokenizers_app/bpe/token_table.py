@@ -76,7 +76,9 @@ class TokenTable:
 
     def encoding_json(self, ids: list[int], spans: list[tuple[int, int]] | None = None) -> str:
         """``{"ids": ids, "tokens": texts_of(ids), "spans": spans_of(ids)}`` exactly as
-        ``json.dumps`` writes it, joined from each token's JSON text and the offsets' digits:
+        ``json.dumps`` writes it: the one writer of the API encode's answer (``EncodeOut``),
+        for every kind (the kinds' ``encoding_json`` give it their ids and spans). It is
+        joined from each token's JSON text and the offsets' digits:
         ``TokenTable({0: b"a", 1: b" b"}).encoding_json([0, 1])`` ->
         ``{"ids": [0, 1], "tokens": ["a", "\\u00b7b"], "spans": [[0, 1], [1, 3]]}``. ``spans``,
         when given, are used as they are (an engine's, whose tokens are pieces, not bytes)."""
