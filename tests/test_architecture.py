@@ -3,6 +3,7 @@ reaches itself again through its imports (imports inside functions count too), w
 (import-linter's graph) or the modules' own syntax trees are read."""
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -172,3 +173,19 @@ def test_every_module_reads_in_a_few_minutes():
     assert {path: n for path, n in sizes.items() if n > 300} == {}
     assert {path: n for path, n in sizes.items()
             if path.parts[1] == "services" and n > 200} == {}
+
+
+# what measurement history reads like: "2.5x slower", "two to three times faster", "in about
+# 40 ms", "a quarter of the time", "some 20 MB each"
+TIMING = re.compile(r"\b\d+(\.\d+)?x (faster|slower)|times (faster|slower)|in about [\d.]+ ?m?s\b"
+                    r"|took about|an? (tenth|quarter|third) (less|faster|of (the|its) time)"
+                    r"|\d+ MB each")
+
+
+def test_measurements_are_kept_in_bench_not_in_the_code():
+    """Timings age with every machine: bench/HISTORY.md keeps them, the code says why."""
+    quoted = [f"{path.relative_to(REPO)}:{n}" for path in sorted(APP.rglob("*"))
+              if path.suffix in (".py", ".pyx", ".pxi") and "migrations" not in path.parts
+              for n, line in enumerate(path.read_text().splitlines(), 1) if TIMING.search(line)]
+    assert quoted == []
+    assert (REPO / "bench" / "HISTORY.md").is_file()

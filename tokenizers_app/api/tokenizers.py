@@ -115,7 +115,7 @@ class EncodeIn(Body):
 
 class EncodeOut(Schema):
     """The encode answer's shape, for the OpenAPI document. The answer is not built from this
-    class (validating and dumping thousands of tokens would cost four times the joining): its
+    class (validating and dumping thousands of tokens costs more than joining them): its
     one writer is ``TokenTable.encoding_json``, whatever the kind, and
     tests/api/test_encode_shape.py checks real answers of every kind against this schema."""
 

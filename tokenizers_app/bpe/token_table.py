@@ -4,8 +4,8 @@ the lengths, the byte span of each token of an encoding.
 
 A request that shows 6,400 tokens then looks each one up in C (``map`` over a list indexed by
 id) instead of rebuilding its text and adding its length in Python, and its JSON answer is
-joined from those pieces (``encoding_json``: a quarter of the time of validating and dumping the
-same lists). The plain version, one ``token_text`` and one ``len`` per token and ``json.dumps``,
+joined from those pieces (``encoding_json``: faster than validating and dumping the same lists;
+bench/HISTORY.md). The plain version, one ``token_text`` and one ``len`` per token and ``json.dumps``,
 is the oracle of ``tests/bpe/test_token_table.py``.
 """
 
@@ -87,7 +87,7 @@ class TokenTable:
         return f'{{"ids": {json.dumps(ids)}, "tokens": [{tokens}], "spans": {spans}}}'
 
     def _spans_json(self, ids: Sequence[int]) -> str:
-        """``json.dumps(self.spans_of(ids))``, in a third of its time."""
+        """``json.dumps(self.spans_of(ids))``, joined rather than dumped (bench/HISTORY.md)."""
         if not ids:
             return "[]"
         offsets = list(map(str, accumulate(map(self.lengths.__getitem__, ids), initial=0)))

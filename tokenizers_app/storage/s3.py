@@ -69,7 +69,7 @@ class S3Store(Store):
                                  client_config=config, **options)
         self.endpoint = options.get("endpoint_url") or "the default AWS endpoint"
         # one client for every thread (boto3's clients are thread-safe): the backend makes a
-        # session and resource per thread, some 20 MB each in a threaded web server
+        # session and resource per thread, each holding memory of its own (bench/HISTORY.md)
         self.client = boto3.session.Session(
             aws_access_key_id=options.get("access_key"),
             aws_secret_access_key=options.get("secret_key"),
