@@ -1,6 +1,7 @@
 """Celery tasks. Each takes ids, imports its service inside the body, and calls it: job state
-lives in the database, so a task that is delivered twice finds its work done or taken. (A task
-body importing its service is the one import that points back up the layers.)"""
+lives in the database, so a task that is delivered twice finds its work done or taken. The tasks
+are the worker's interface, as the commands are the shell's: they stand on the services, which
+send them by name (``services/queue.py``) and never import this module."""
 
 from celery import shared_task
 

@@ -106,3 +106,14 @@ def test_the_check_finds_an_unnamed_object():
         "items": {"type": "array", "items": {"type": "object"}}}}}
     assert unnamed_objects({"$ref": "#/components/schemas/Out"}, components, "GET", set()) == [
         "GET -> Out.loose", "GET -> Out.items[items]"]
+
+
+def test_every_operation_lists_the_refusals_the_api_answers(client):
+    """A throttled client gets 429, and a database or task queue that does not answer gets 503,
+    from any operation (``api/errors.py``): the document says so for each."""
+    schema = client.get("/api/openapi.json").json()
+    missing = [f"{method.upper()} {path} {status}"
+               for path, operations in schema["paths"].items()
+               for method, operation in operations.items()
+               for status in ("429", "503") if status not in operation["responses"]]
+    assert missing == []

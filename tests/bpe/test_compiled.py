@@ -224,3 +224,16 @@ def test_the_one_pass_encoder_keeps_its_cache_within_its_size(tokenizers):
     ids = table.encode_gpt2(text, cache, 300, character_classes())
     assert ids == pure_twin(tokenizer).encode_ordinary(text) and 0 < len(cache) <= 300
     assert table.encode_gpt2("", cache, 300, character_classes()) == []
+
+
+def test_the_twins_share_one_threshold_for_long_pretokens():
+    """The compiled loop reads ``LONG_PRETOKEN`` from the pure one (a build that defined its own
+    would not match), and both give the same ids on either side of it."""
+    threshold = encoding_loop.LONG_PRETOKEN
+    assert fast_encoding.LONG_PRETOKEN == threshold
+    tokenizer = train_bpe([SAMPLES["english"]], 400).tokenizer()
+    table = tokenizer._table
+    pure = encoding_loop.MergeTable(table.ranks, table.merged, table.byte_ids)
+    fast = fast_encoding.MergeTable(table.ranks, table.merged, table.byte_ids)
+    pretokens = [b"th" * (n // 2) + b"e" * (n % 2) for n in range(threshold - 3, threshold + 4)]
+    assert fast.bpe_many(pretokens) == pure.bpe_many(pretokens)

@@ -312,10 +312,9 @@ def test_a_worker_killed_mid_part_of_a_fanned_out_evaluation_ends_in_one_complet
     new worker takes the parts still queued; once no part moves, the reaper queues the
     evaluation again, the new attempt evaluates only the parts not done, and the merged metrics
     are those of one process."""
-    from tokenizers_app import tasks
     from tokenizers_app.models import EvaluationPart
     from tokenizers_app.services.evaluations import evaluate_version
-    from tokenizers_app.services.queue import send_on_commit
+    from tokenizers_app.services.queue import EVALUATE, send_on_commit
 
     from .helpers import train
 
@@ -328,7 +327,7 @@ def test_a_worker_killed_mid_part_of_a_fanned_out_evaluation_ends_in_one_complet
     marker = tmp_path / "held"
     worker = own_workers("evaluating-parts", **env, TEST_HOLD_EVALUATION_PART=str(marker),
                          TEST_HOLD_AFTER="1")
-    send_on_commit(tasks.run_evaluation, evaluation.pk)
+    send_on_commit(EVALUATE, evaluation.pk)
     wait_for(marker.exists, 60, "a part to be held mid-way", worker)
     worker.kill()
     evaluation.refresh_from_db()

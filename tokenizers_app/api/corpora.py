@@ -56,8 +56,7 @@ def upload_corpus(request, name: Form[str], evaluation: Form[bool] = False,
     if upload is None:
         raise Invalid("send the corpus as a multipart form with a 'file' field (UTF-8 text)",
                       field="file")
-    existing = Corpus.objects.filter(sha256=upload.staged.sha256).exists()
-    corpus = import_staged_corpus(staged=upload.staged, name=name, original_filename=upload.name,
-                                  uploaded_by=request.user, is_evaluation=evaluation,
-                                  language=language)
-    return Status(200 if existing else 201, CorpusUploadOut.of(corpus, asked_name=name))
+    corpus, created = import_staged_corpus(
+        staged=upload.staged, name=name, original_filename=upload.name,
+        uploaded_by=request.user, is_evaluation=evaluation, language=language)
+    return Status(201 if created else 200, CorpusUploadOut.of(corpus, asked_name=name))

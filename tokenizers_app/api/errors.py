@@ -79,5 +79,6 @@ def not_found(request, exception):
     return page_not_found(request, exception)
 
 
+# every refusal an operation may answer (a busy database or task queue is 503 on any of them)
 ERRORS = {400: Error, 401: Error, 403: Error, 404: Error, 409: Error, 413: Error, 422: Invalid,
-          429: Error, 507: Error}
+          429: Error, 503: Error, 507: Error}

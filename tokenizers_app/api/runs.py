@@ -61,7 +61,7 @@ class RunIn(Body):
     sweep: list[int] = []
 
 
-@router.post("", response={201: RunOut, 503: Unsent, **ERRORS}, auth=WRITE)
+@router.post("", response={201: RunOut, **ERRORS, 503: Unsent}, auth=WRITE)
 def start_run(request, body: RunIn):
     """201 with the run; 503 when the run is saved but the task queue does not answer (it waits
     for the queue and is sent when it is back: follow it with ``GET /api/runs/{id}``)."""

@@ -114,6 +114,11 @@ class EncodeIn(Body):
 
 
 class EncodeOut(Schema):
+    """The encode answer's shape, for the OpenAPI document. The answer is not built from this
+    class (validating and dumping thousands of tokens costs more than joining them): its
+    one writer is ``TokenTable.encoding_json``, whatever the kind, and
+    tests/api/test_encode_shape.py checks real answers of every kind against this schema."""
+
     ids: list[int]
     tokens: list[str]
     spans: list[tuple[int, int]]
@@ -134,7 +139,7 @@ def encode(request, name: str, ref: str, body: EncodeIn):
     check_special_lists(tokenizer.special_tokens, allowed_special=body.allowed_special,
                         disallowed_special=body.disallowed_special)
     allowed = body.allowed_special if body.allowed_special == "all" else set(body.allowed_special)
-    # EncodeOut as JSON, joined from texts kept per loaded version (json.dumps' very bytes)
+    # EncodeOut as JSON, joined by TokenTable.encoding_json from texts kept per loaded version
     return HttpResponse(tokenizer.encoding_json(body.text, allowed_special=allowed,
                                                 disallowed_special=body.disallowed_special),
                         content_type=JSON)

@@ -32,8 +32,3 @@ def write_files(folder: Path, files: dict[str, bytes]) -> list[Path]:
         os.replace(temporary, target)
     return [target for _, target in staged]
 
-
-def write_file(path: Path, data: bytes) -> Path:
-    """Write one file whole or not at all (two processes racing leave one of their copies)."""
-    path = Path(path)
-    return write_files(path.parent, {path.name: data})[0]

@@ -8,7 +8,6 @@ Training lives in ``char_bpe``.
 
 from __future__ import annotations
 
-import json
 from functools import cached_property
 
 import regex
@@ -108,14 +107,14 @@ class CharBPETokenizer:
     def encoding_json(self, text: str, allowed_special=frozenset(),
                       disallowed_special="all") -> str:
         """``{"ids", "tokens", "spans"}`` of ``encode(text, ...)`` as JSON (what the API's encode
-        answers): the spans are ``token_spans``' byte offsets into the text."""
+        answers, written by ``TokenTable.encoding_json``): the spans are ``token_spans``' byte
+        offsets into the text."""
         ids = self.encode(text, allowed_special, disallowed_special)
         spans = self.token_spans(text, allowed_special_tokens(self.special_tokens,
                                                               allowed_special))
         if [token_id for token_id, _, _ in spans] != ids:  # one segmentation, two walks
             raise AssertionError("token_spans and encode disagree")
-        return json.dumps({"ids": ids, "tokens": self.token_table.texts_of(ids),
-                           "spans": [[start, end] for _, start, end in spans]})
+        return self.token_table.encoding_json(ids, [(start, end) for _, start, end in spans])
 
     def token_bytes(self, token_id: int) -> bytes:
         """The UTF-8 of the token's text, suffix included: ``b"w</w>"``."""

@@ -6,11 +6,11 @@ until no pair has a rank.
 - ``bpe_many``: short pre-tokens, each with a list of pair ranks scanned in C (``min``,
   ``index``);
 - ``bpe_long``: a long pre-token, with a heap, so that ``"a" * 100_000`` is O(n log n).
-(Merging many pre-tokens at once, rank by rank, was measured 2.5x slower than one by one on the
-distinct pre-tokens of English text, and so was running the first few hundred ranks as
-``str.replace`` over all of them joined; so ``bpe_many`` goes one pre-token at a time. Looking
-up a pre-token that is itself a token, once its merge tree shows BPE gives it back whole, as
-tiktoken does, saved less than the check cost on a cold cache.)
+(Merging many pre-tokens at once, rank by rank, was slower than one by one on the distinct
+pre-tokens of English text, and so was running the first few hundred ranks as ``str.replace``
+over all of them joined; so ``bpe_many`` goes one pre-token at a time. Looking up a pre-token
+that is itself a token, once its merge tree shows BPE gives it back whole, as tiktoken does,
+saved less than the check cost on a cold cache. The measurements: bench/HISTORY.md.)
 
 Plain twin: ``reference_bpe`` in tests/bpe/reference.py; tests/bpe/test_encoding_loop.py checks
 both shapes against it. ``missing_keys`` is the cache rule the encoders share.
@@ -24,7 +24,9 @@ from collections.abc import Iterable
 from .pairs import LOW, SHIFT
 
 NO_RANK = 1 << 62
-LONG_PRETOKEN = 32  # pre-tokens over this many bytes are merged with a heap (faster from ~28)
+# Pre-tokens over this many bytes are merged with a heap (``bpe_long``), shorter ones by scanning
+# (``bpe_many``). The one threshold of both twins: encoding_loop_compiled.pyx reads it from here.
+LONG_PRETOKEN = 64
 
 
 class MergeTable:
@@ -66,7 +68,7 @@ class MergeTable:
 
     def bpe_many(self, pretokens: Iterable[bytes]) -> list[tuple[int, ...]]:
         """The ids of each pre-token, as tuples. One loop over all of them, with the tables
-        bound to locals, costs about a tenth less than a call per pre-token.
+        bound to locals, costs less than a call per pre-token (bench/HISTORY.md).
         ``rank_of[i]`` is the rank of the pair at ``ids[i]``."""
         byte_id, translation, long = self.byte_ids.__getitem__, self.translation, self.bpe_long
         row, cell, after, merged = self.rows.__getitem__, list.__getitem__, self.after, self.merged

@@ -36,6 +36,7 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memmove, memset
 
+from .encoding_loop import LONG_PRETOKEN  # the twins' one threshold, defined there
 from .pairs import SHIFT
 
 if SHIFT != 32:  # the C code packs a pair as left << 32 | right, as pairs does
@@ -44,9 +45,7 @@ if SHIFT != 32:  # the C code packs a pair as left << 32 | right, as pairs does
 cdef enum:
     NONE = 0x7FFFFFFF  # no rank: the pair is not a merge
 cdef uint64_t EMPTY = <uint64_t>-1
-cdef enum:
-    LONG = 64  # longer pre-tokens are merged with a heap
-LONG_PRETOKEN = LONG
+cdef Py_ssize_t LONG = LONG_PRETOKEN  # longer pre-tokens are merged with a heap
 
 
 cdef inline Py_ssize_t slot_of(uint64_t key, Py_ssize_t mask) noexcept nogil:

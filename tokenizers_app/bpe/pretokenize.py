@@ -43,12 +43,12 @@ NAMED_PATTERNS: dict[str, str | None] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATT
 
 # The named patterns again, for the standard library's `re`, with \p{L}, \p{N} and \s written
 # out as classes of the characters `regex` puts in them, restricted to the Basic Multilingual
-# Plane: `re` runs these two to three times faster than `regex` runs the originals, but only on
+# Plane: `re` runs these faster than `regex` runs the originals (bench/HISTORY.md), but only on
 # text without characters above U+FFFF (which go to `regex`). A run that ends its alternative is
 # possessive (``++``), which changes nothing but the speed. An optional leading character is
 # written as two alternatives, one without it and one with it (`` ?x`` as ``x| x``): `re` skips an
-# alternative whose first character cannot match without entering it, which makes the split about
-# a tenth faster. Equality with `regex` over every BMP character is tested in
+# alternative whose first character cannot match without entering it, which makes the split
+# faster. Equality with `regex` over every BMP character is tested in
 # tests/bpe/test_pretokenize.py. In gpt2, letters come first: they are the most common, and no
 # other alternative can start where they do.
 _BMP_TEMPLATES = {
@@ -223,8 +223,8 @@ def _gap_at(text: str, end: int) -> str:
 
 @functools.cache
 def bmp_regex(name: str) -> re.Pattern:
-    """`re`'s version of the named pattern ``name`` for text within the BMP (built on first use,
-    in about 40 ms)."""
+    """`re`'s version of the named pattern ``name`` for text within the BMP (built on first
+    use)."""
     bmp = "".join(map(chr, range(0x10000)))
     classes = {key: _class_body(regex.findall(prop, bmp))
                for key, prop in (("L", r"\p{L}"), ("N", r"\p{N}"), ("S", r"\s"))}
@@ -235,7 +235,7 @@ def bmp_regex(name: str) -> re.Pattern:
 def character_classes() -> bytes:
     """The class of every code point as `regex` reads the named patterns, for the compiled
     gpt2 scanner (``compiled.gpt2_split``): 1 letter (``\\p{L}``), 2 number (``\\p{N}``), 4
-    space (``\\s``), 0 anything else. Built on first use, in about 0.2 s."""
+    space (``\\s``), 0 anything else. Built on first use."""
     everything = "".join(map(chr, range(0x110000)))
     table = bytearray(len(everything))
     for bit, run in ((1, r"\p{L}+"), (2, r"\p{N}+"), (4, r"\s+")):

@@ -4,8 +4,8 @@ the lengths, the byte span of each token of an encoding.
 
 A request that shows 6,400 tokens then looks each one up in C (``map`` over a list indexed by
 id) instead of rebuilding its text and adding its length in Python, and its JSON answer is
-joined from those pieces (``encoding_json``: a quarter of the time of validating and dumping the
-same lists). The plain version, one ``token_text`` and one ``len`` per token and ``json.dumps``,
+joined from those pieces (``encoding_json``: faster than validating and dumping the same lists;
+bench/HISTORY.md). The plain version, one ``token_text`` and one ``len`` per token and ``json.dumps``,
 is the oracle of ``tests/bpe/test_token_table.py``.
 """
 
@@ -76,7 +76,9 @@ class TokenTable:
 
     def encoding_json(self, ids: list[int], spans: list[tuple[int, int]] | None = None) -> str:
         """``{"ids": ids, "tokens": texts_of(ids), "spans": spans_of(ids)}`` exactly as
-        ``json.dumps`` writes it, joined from each token's JSON text and the offsets' digits:
+        ``json.dumps`` writes it: the one writer of the API encode's answer (``EncodeOut``),
+        for every kind (the kinds' ``encoding_json`` give it their ids and spans). It is
+        joined from each token's JSON text and the offsets' digits:
         ``TokenTable({0: b"a", 1: b" b"}).encoding_json([0, 1])`` ->
         ``{"ids": [0, 1], "tokens": ["a", "\\u00b7b"], "spans": [[0, 1], [1, 3]]}``. ``spans``,
         when given, are used as they are (an engine's, whose tokens are pieces, not bytes)."""
@@ -85,7 +87,7 @@ class TokenTable:
         return f'{{"ids": {json.dumps(ids)}, "tokens": [{tokens}], "spans": {spans}}}'
 
     def _spans_json(self, ids: Sequence[int]) -> str:
-        """``json.dumps(self.spans_of(ids))``, in a third of its time."""
+        """``json.dumps(self.spans_of(ids))``, joined rather than dumped (bench/HISTORY.md)."""
         if not ids:
             return "[]"
         offsets = list(map(str, accumulate(map(self.lengths.__getitem__, ids), initial=0)))

@@ -33,32 +33,34 @@ def import_corpus(*, stream, name: str, original_filename: str = "", uploaded_by
     check_language(language)
     return import_staged_corpus(staged=stage_corpus(stream), name=name,
                                 original_filename=original_filename, uploaded_by=uploaded_by,
-                                is_evaluation=is_evaluation, language=language)
+                                is_evaluation=is_evaluation, language=language)[0]
 
 
 def import_staged_corpus(*, staged: StagedCorpus, name: str, original_filename: str = "",
                          uploaded_by=OPERATOR, is_evaluation: bool = False,
-                         language: str = "") -> Corpus:
-    """Register a corpus whose bytes were already staged (by ``stage_corpus``, or by an upload
-    handler feeding a ``CorpusStager`` as the request body arrives); the staged object is moved
-    into place or removed. ``language`` (a BCP 47 tag) is recorded on a new corpus, and on an
-    existing one that has none."""
+                         language: str = "") -> tuple[Corpus, bool]:
+    """``(corpus, created)``: register a corpus whose bytes were already staged (by
+    ``stage_corpus``, or by an upload handler feeding a ``CorpusStager`` as the request body
+    arrives); the staged object is moved into place or removed. The same bytes as an existing
+    corpus give that corpus (``created`` false). ``language`` (a BCP 47 tag) is recorded on a
+    new corpus, and on an existing one that has none."""
     try:
         check_name("corpus", name, field="name")
         language = check_language(language)
-        corpus = _register_corpus(staged, name=name, original_filename=original_filename,
-                                  uploaded_by=uploaded_by, is_evaluation=is_evaluation,
-                                  language=language)
+        corpus, created = _register_corpus(
+            staged, name=name, original_filename=original_filename, uploaded_by=uploaded_by,
+            is_evaluation=is_evaluation, language=language)
         if language and not corpus.language:
             corpus.set_language(language)
-        return corpus
+        return corpus, created
     finally:
         forget_staged(staged.name)
 
 
 def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_by,
-                     is_evaluation, language) -> Corpus:
+                     is_evaluation, language) -> tuple[Corpus, bool]:
     existing = Corpus.objects.filter(sha256=staged.sha256).first()
+    created = False
     if existing is None:
         if Corpus.objects.filter(name=name).exists():
             raise Conflict(f"a corpus named {name!r} already exists with other content: "
@@ -75,6 +77,7 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
                     line_count=staged.line_count, char_count=staged.char_count,
                     scripts=staged.scripts, language=language,
                     uploaded_by=recorded(uploaded_by))
+            created = True
         except IntegrityError:  # a concurrent import of the same bytes, or of the same name
             existing = Corpus.objects.filter(sha256=staged.sha256).first()
             if existing is None:
@@ -86,7 +89,7 @@ def _register_corpus(staged: StagedCorpus, *, name, original_filename, uploaded_
             raise
     if is_evaluation and not existing.is_evaluation:
         set_evaluation(corpus=existing, is_evaluation=True, user=uploaded_by)
-    return existing
+    return existing, created
 
 
 def set_evaluation(*, corpus: Corpus, is_evaluation: bool, user=OPERATOR) -> Corpus:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..bpe.formats import FORMATS, check_format
 from ..bpe.formats.archive import download_file
@@ -70,8 +69,7 @@ def check_download_format(version: TokenizerVersion, format: str) -> None:
 @dataclass(frozen=True)
 class Download:
     """A version's files in one format as one stored object (``name``), and the same bytes
-    gzipped beside it (``gzip_name``) for clients that accept that encoding. ``path``: the
-    local file, when the store is ``MEDIA_ROOT`` (served with sendfile)."""
+    gzipped beside it (``gzip_name``) for clients that accept that encoding."""
 
     file_name: str
     name: str
@@ -90,14 +88,6 @@ class Download:
     @property
     def gzip_name(self) -> str:
         return f"{self.name}.gz"
-
-    @property
-    def path(self) -> Path | None:
-        return get_store().local_path(self.name)
-
-    @property
-    def gzip_path(self) -> Path | None:
-        return get_store().local_path(self.gzip_name)
 
 
 KEPT_DOWNLOADS = 256  # per process, the least recently served forgotten first

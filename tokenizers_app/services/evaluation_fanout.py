@@ -19,7 +19,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .. import tasks
 from ..bpe.eval_parts import part_blocks, plan_parts
 from ..bpe.eval_totals import EvalTotals
 from ..bpe.inspection import in_running_text
@@ -28,7 +27,7 @@ from ..models import Evaluation, EvaluationPart
 from ..storage import ObjectRanges, get_store
 from .evaluation_failures import failure_words
 from .heartbeats import Heartbeat
-from .queue import send_on_commit
+from .queue import EVALUATE_PART, MERGE_EVALUATION, send_on_commit
 
 log = logging.getLogger(__name__)
 Status = Evaluation.Status
@@ -74,9 +73,9 @@ def fan_out_evaluation(evaluation: Evaluation, tokenizer) -> bool:
         Evaluation.objects.filter(pk=evaluation.pk).update(fanout_parts=len(parts))
         waiting = [part for part in parts if not part.done]
         for part in waiting:
-            send_on_commit(tasks.evaluate_corpus_part, part.pk)
+            send_on_commit(EVALUATE_PART, part.pk)
         if not waiting:
-            send_on_commit(tasks.merge_evaluation_parts, evaluation.pk, attempt)
+            send_on_commit(MERGE_EVALUATION, evaluation.pk, attempt)
     return True
 
 
@@ -127,7 +126,7 @@ def evaluate_corpus_part(*, part_id: int, worker: str = "") -> None:
         left = EvaluationPart.objects.filter(evaluation=part.evaluation_id,
                                              attempt=part.attempt, done=False)
         if not left.exists():
-            send_on_commit(tasks.merge_evaluation_parts, part.evaluation_id, part.attempt)
+            send_on_commit(MERGE_EVALUATION, part.evaluation_id, part.attempt)
 
 
 def _running(part: EvaluationPart):

@@ -11,7 +11,6 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from .. import tasks
 from ..bpe.corpus import read_lines
 from ..bpe.inspection import frequent_word_tokens
 from ..engines import evaluate
@@ -28,7 +27,7 @@ from ..storage import get_store
 from .heartbeats import Heartbeat
 from .evaluation_failures import failure_words
 from .evaluation_fanout import WORDS_KEPT, fan_out_evaluation, fans_out
-from .queue import send_on_commit
+from .queue import EVALUATE, send_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +37,7 @@ def queue_evaluation(*, version: TokenizerVersion, corpus: Corpus) -> Evaluation
     """Queue (or re-queue, when it failed) the evaluation of a version on a corpus."""
     evaluation, created = Evaluation.objects.get_or_create(version=version, corpus=corpus)
     if created or evaluation.retry():
-        send_on_commit(tasks.run_evaluation, evaluation.pk)
+        send_on_commit(EVALUATE, evaluation.pk)
     return evaluation
 
 
@@ -98,12 +97,12 @@ def reap_evaluations(*, stale_seconds: int | None = None) -> list[int]:
     sent = []
     for evaluation in Evaluation.objects.stale(cutoff):
         if evaluation.requeue_if_stale(cutoff, settings.EVALUATION_MAX_ATTEMPTS):
-            send_on_commit(tasks.run_evaluation, evaluation.pk)
+            send_on_commit(EVALUATE, evaluation.pk)
             sent.append(evaluation.pk)
     waited = now - timedelta(seconds=settings.EVALUATION_RESEND_SECONDS)
     for evaluation in Evaluation.objects.waiting_since(waited):
         if evaluation.mark_resent():
-            send_on_commit(tasks.run_evaluation, evaluation.pk)
+            send_on_commit(EVALUATE, evaluation.pk)
             sent.append(evaluation.pk)
     return sent
 

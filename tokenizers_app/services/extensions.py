@@ -9,12 +9,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .. import tasks
 from ..bpe.parameters import check_training_parameters
 from ..errors import Invalid, NotFound
 from ..models import Corpus, Kind, TokenizerVersion, TrainingRun
 from .permissions import OPERATOR, recorded
-from .queue import QueueUnavailable, send_on_commit
+from .queue import TRAIN, QueueUnavailable, send_on_commit
 from .runs import resolve_corpora
 from .versions import check_may_add_to, tokenizer_to_add_to
 
@@ -95,7 +94,7 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
             min_frequency=params.min_frequency, options=options, extends=parent,
             created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)
-        send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
+        send_on_commit(TRAIN, run.pk, on_failure=unsent.append)
     if unsent:
         run.mark_unsent()
         raise QueueUnavailable(run, f"run {run.pk} is saved, but the task queue does not answer "

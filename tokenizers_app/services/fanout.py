@@ -18,7 +18,6 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from .. import tasks
 from ..bpe.char_bpe import count_words_range, train_char_from_counts
 from ..bpe.counting import add_counts, count_range, plan_ranges, scaled
 from ..bpe.training import Ticker, train_from_counts
@@ -26,7 +25,7 @@ from ..models import Corpus, CountPart, Kind, TrainingRun
 from ..storage import ObjectRanges, get_store
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
 from .extension_results import extend_counts
-from .queue import send_on_commit
+from .queue import COUNT_PART, MERGE_COUNTS, send_on_commit
 
 log = logging.getLogger(__name__)
 Status, Stage = TrainingRun.Status, TrainingRun.Stage
@@ -46,7 +45,7 @@ def fan_out_counting(*, run: TrainingRun) -> None:
                       end=end) for index, (corpus, start, end) in enumerate(ranges))
         run.owned(run.attempt).update(fanout_parts=len(parts), heartbeat_at=timezone.now())
         for part in parts:
-            send_on_commit(tasks.count_corpus_part, part.pk)
+            send_on_commit(COUNT_PART, part.pk)
 
 
 def count_corpus_part(*, part_id: int, worker: str = "") -> None:
@@ -96,7 +95,7 @@ def _complete_part(part: CountPart, worker: str, name: str) -> None:
             progress_done=F("progress_done") + part.size, heartbeat_at=timezone.now())
         parts = CountPart.objects.filter(run=part.run_id, attempt=part.attempt)
         if not parts.filter(done=False).exists():
-            send_on_commit(tasks.merge_counted_run, part.run_id, part.attempt)
+            send_on_commit(MERGE_COUNTS, part.run_id, part.attempt)
 
 
 def merge_counted_run(*, run_id: int, attempt: int) -> None:

@@ -11,7 +11,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .. import tasks
 from ..bpe import train_bpe, train_char_bpe
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
@@ -24,7 +23,7 @@ from .corpus_weights import resolve_corpora, weighted_names
 from .extension_results import extend_files, is_library_run
 from .fanout import fan_out_counting
 from .permissions import OPERATOR, check_may_cancel, recorded
-from .queue import QueueUnavailable, send_on_commit
+from .queue import TRAIN, QueueUnavailable, send_on_commit
 from .versions import check_may_add_to, tokenizer_to_add_to
 
 log = logging.getLogger(__name__)
@@ -72,7 +71,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
             min_frequency=params.min_frequency, options=params.options,
             corpus_weights=weights, created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)
-        send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
+        send_on_commit(TRAIN, run.pk, on_failure=unsent.append)
     if unsent:
         run.mark_unsent()  # the run page warns of the lost task only then
         raise QueueUnavailable(run, f"run {run.pk} is saved, but the task queue does not answer "
@@ -162,7 +161,7 @@ def reap_runs(*, stale_seconds: int | None = None, max_attempts: int | None = No
                 outcome[_reap(run, max_attempts)].append(run.pk)
     for run in TrainingRun.objects.waiting_since(cutoff):
         if run.mark_resent():
-            send_on_commit(tasks.execute_training_run, run.pk)
+            send_on_commit(TRAIN, run.pk)
             outcome["resent"].append(run.pk)
     return outcome
 
@@ -178,5 +177,5 @@ def _reap(run: TrainingRun, max_attempts: int) -> str:
             f"or been killed: check the worker logs, then start the run again"))
         return "failed"
     run.requeue()
-    send_on_commit(tasks.execute_training_run, run.pk)
+    send_on_commit(TRAIN, run.pk)
     return "requeued"

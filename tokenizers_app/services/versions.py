@@ -24,10 +24,17 @@ from .evaluations import queue_evaluation
 from .permissions import OPERATOR, check_may_add_version, recorded
 
 
-def add_version(*, tokenizer: Tokenizer, core: Engine, source: str, digest: str = "",
-                source_detail: str = "", training_run=None, created_by=None) -> TokenizerVersion:
-    """The version of ``tokenizer`` holding ``core``: the existing one with the same digest, or a
-    new one numbered next, with all its rows. Call it inside a transaction, once who may add to
+def add_version(**version) -> TokenizerVersion:
+    """``add_or_find_version``'s version, for a caller to which either will do."""
+    return add_or_find_version(**version)[0]
+
+
+def add_or_find_version(*, tokenizer: Tokenizer, core: Engine,
+                        source: str, digest: str = "", source_detail: str = "",
+                        training_run=None, created_by=None) -> tuple[TokenizerVersion, bool]:
+    """``(version, created)``: the version of ``tokenizer`` holding ``core``, the existing one
+    with the same digest (``created`` false), or a new one numbered next, with all its
+    rows. Call it inside a transaction, once who may add to
     ``tokenizer`` is checked (``tokenizer_to_add_to``: at a run's start, at an import).
     ``core`` may be an engine of another library (``engines``): its canonical file is kept."""
     kind = kind_of(core)
@@ -35,7 +42,7 @@ def add_version(*, tokenizer: Tokenizer, core: Engine, source: str, digest: str 
     Tokenizer.objects.select_for_update().filter(pk=tokenizer.pk).first()  # one numberer at a time
     existing = TokenizerVersion.objects.filter(tokenizer=tokenizer, digest=digest).first()
     if existing is not None:
-        return existing
+        return existing, False
     latest = tokenizer.versions.aggregate(latest=Max("number"))["latest"] or 0
     version = TokenizerVersion.objects.create(
         tokenizer=tokenizer, number=latest + 1, algorithm=core.algorithm, pattern=core.pattern,
@@ -49,7 +56,7 @@ def add_version(*, tokenizer: Tokenizer, core: Engine, source: str, digest: str 
     version.mark_ready()
     for corpus in Corpus.objects.for_evaluation():
         queue_evaluation(version=version, corpus=corpus)
-    return version
+    return version, True
 
 
 def tokenizer_to_add_to(*, name: str, user) -> Tokenizer:
@@ -71,14 +78,21 @@ ENGINE_FORMATS = tuple(f for f in read_formats() if f not in FORMATS)  # read by
 IMPORT_FORMATS = (*FORMATS, *ENGINE_FORMATS)
 
 
-def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: str | None = None,
-                     pattern: str | None = None, special_tokens: dict[str, int] | None = None,
-                     source_detail: str = "", created_by=OPERATOR) -> TokenizerVersion:
-    """A version from tokenizer files (the format is detected when not given): byte-level and
+def import_tokenizer(**request) -> TokenizerVersion:
+    """``import_or_find_tokenizer``'s version, for a caller to which either will do."""
+    return import_or_find_tokenizer(**request)[0]
+
+
+def import_or_find_tokenizer(*, files: dict[str, bytes], tokenizer_name: str,
+                             format: str | None = None, pattern: str | None = None,
+                             special_tokens: dict[str, int] | None = None,
+                             source_detail: str = "",
+                             created_by=OPERATOR) -> tuple[TokenizerVersion, bool]:
+    """``(version, created)``: a version from tokenizer files (the format is detected when not given): byte-level and
     character-level BPE in any format the core reads; any other ``tokenizer.json`` that Hugging
     Face ``tokenizers`` loads (or a ``transformers`` folder holding one), kind ``hf``; a
     SentencePiece model (recognised by its content), kind ``sentencepiece``. The same content as
-    an existing version of the tokenizer gives that version back. Only the tokenizer's owner or
+    an existing version of the tokenizer gives that version back (``created`` false). Only the tokenizer's owner or
     staff may import into an existing tokenizer (``permissions``). A custom pattern is tried on
     adversarial inputs first (``check_pattern``): one that backtracks without end is refused.
     ``pattern`` is for GPT-2 files, which hold none (``pattern_note`` says which one the
@@ -103,8 +117,9 @@ def import_tokenizer(*, files: dict[str, bytes], tokenizer_name: str, format: st
         detail = f"{detail}; recognised as tiktoken's {core.recognised_as}"
     with transaction.atomic():
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
-        return add_version(tokenizer=tokenizer, core=core, source=TokenizerVersion.Source.IMPORT,
-                           source_detail=detail, created_by=recorded(created_by))
+        return add_or_find_version(tokenizer=tokenizer, core=core,
+                                   source=TokenizerVersion.Source.IMPORT, source_detail=detail,
+                                   created_by=recorded(created_by))
 
 
 def import_trained_wordpiece(*, lines: list[str], tokenizer_name: str,

@@ -55,7 +55,7 @@ class S3Store(Store):
                         s3={"addressing_style": "path"})  # a bucket as a path: any endpoint
         self.endpoint = options.get("endpoint_url") or "the default AWS endpoint"
         # one client for every thread (boto3's clients are thread-safe): a session and resource
-        # per thread would cost some 20 MB each in a threaded web server
+        # per thread would hold memory of its own in a threaded web server (bench/HISTORY.md)
         self.client = boto3.session.Session(
             aws_access_key_id=options.get("access_key"),
             aws_secret_access_key=options.get("secret_key"),

@@ -6,7 +6,7 @@ Every part is escaped (``format_html``); escapes such as ``<0xE4>`` and visible 
 their own classes, so they read apart from literal text (``bpe.display`` has the convention).
 A page can show tens of thousands of tokens (the playground: 20,000 characters in each version
 and two baselines), so a token's HTML is kept by its bytes, and the strip is joined here rather
-than by a template loop, which took about 0.1 ms a token (5-7 s for the longest text).
+than by a template loop, which was too slow for the longest text (bench/HISTORY.md).
 """
 
 from functools import lru_cache

@@ -123,7 +123,7 @@ def _register(request, form) -> tuple[Corpus | None, int]:
                                         original_filename=upload.name,
                                         uploaded_by=request.user,
                                         is_evaluation=form.cleaned_data["evaluation"],
-                                        language=form.cleaned_data["language"]), 201
+                                        language=form.cleaned_data["language"])[0], 201
         except (RegistryError, ValueError) as exc:
             return None, add_service_error(form, exc)
     return None, 400

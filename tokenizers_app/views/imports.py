@@ -8,9 +8,9 @@ from django.shortcuts import redirect, render
 
 from ..errors import RegistryError
 from ..forms import ImportForm, add_service_error
-from ..models import TokenizerVersion, check_name
+from ..models import check_name
 from ..services.import_notes import pattern_note, special_tokens_from_json
-from ..services.versions import check_may_add_to, import_tokenizer
+from ..services.versions import check_may_add_to, import_or_find_tokenizer
 from ..uploads import receives_upload
 
 
@@ -64,15 +64,14 @@ def _import(request, form, files):
     names = ", ".join(sorted(contents))
     format, pattern = data["format"] or None, form.pattern_value()
     try:
-        before = _versions_of(data["tokenizer"])
-        version = import_tokenizer(files=contents, tokenizer_name=data["tokenizer"],
-                                   format=format, pattern=pattern, created_by=request.user,
-                                   special_tokens=special_tokens_from_json(
-                                       data["special_tokens"]),
-                                   source_detail=f"imported in the browser from {names}")
+        version, created = import_or_find_tokenizer(
+            files=contents, tokenizer_name=data["tokenizer"], format=format, pattern=pattern,
+            created_by=request.user, special_tokens=special_tokens_from_json(
+                data["special_tokens"]),
+            source_detail=f"imported in the browser from {names}")
     except (RegistryError, ValueError) as exc:
         return None, add_service_error(form, exc)
-    if version.pk in before:
+    if not created:
         messages.info(request, f"these files hold {version.label}, which was already here: no "
                                f"new version was made")
     else:
@@ -83,7 +82,3 @@ def _import(request, form, files):
         (messages.info if pattern or note.startswith("recognised") else messages.warning)(
             request, note)
     return version, 201
-
-
-def _versions_of(name: str) -> set[int]:
-    return set(TokenizerVersion.objects.filter(tokenizer__name=name).values_list("pk", flat=True))

@@ -13,7 +13,7 @@ from tokenizers_app.models import (
     Corpus,
     TrainingRun,
 )
-from tokenizers_app.services.corpora import import_corpus
+from tokenizers_app.services.corpora import import_corpus, import_staged_corpus, stage_corpus
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +140,13 @@ def test_the_uploaded_file_name_is_kept_plain(given, kept):
                            original_filename=given)
     assert corpus.original_filename == kept
     assert corpus.path.name == f"{corpus.sha256}.txt"
+
+
+def test_an_import_says_whether_it_made_the_corpus_or_found_it():
+    def imported(name):
+        return import_staged_corpus(staged=stage_corpus(io.BytesIO(b"some text\n")), name=name)
+
+    made, created = imported("first")
+    assert created and made.name == "first"
+    assert imported("second") == (made, False)  # the same bytes: the corpus that holds them
+    assert list(Corpus.objects.all()) == [made]

@@ -21,7 +21,7 @@ from tokenizers_app.services.staff import (
     move_alias,
     publish_version,
 )
-from tokenizers_app.services.versions import import_tokenizer
+from tokenizers_app.services.versions import import_or_find_tokenizer, import_tokenizer
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +51,13 @@ def test_an_imported_tokenizer_becomes_a_new_version_with_its_source(corpus):
     loaded = version.load_tokenizer()
     assert loaded.merges == tokenizer.merges and loaded.merge_counts is None
     assert loaded.encode("Hello world") == tokenizer.encode("Hello world")
+
+
+def test_an_import_says_whether_it_made_the_version_or_found_it(corpus):
+    files = dumps_tokenizer(train_bpe(corpus.path, 300).tokenizer(), "hf")
+    made, created = import_or_find_tokenizer(files=files, tokenizer_name="imported")
+    assert created and made.number == 1
+    assert import_or_find_tokenizer(files=files, tokenizer_name="imported") == (made, False)
 
 
 def test_importing_files_that_are_not_a_tokenizer_leaves_no_rows():
