@@ -255,10 +255,7 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
         if run is not None:
             found["extends"] = run.extends.label if run.extends_id else None
             found["training_run"] = {
-                "id": run.pk, "algorithm": run.algorithm, **run.char_options,
-                "vocab_size": run.vocab_size, "pattern": run.pattern,
-                "special_tokens": run.special_tokens, "min_frequency": run.min_frequency,
-                "sweep": run.sweep, "stage_seconds": run.stage_seconds,
+                "id": run.pk, **run.params.public(), "stage_seconds": run.stage_seconds,
                 "extends": run.extends.label if run.extends_id else None,
                 "merges_per_second": run.merges_per_second,
                 "corpora": [{"name": c.name, "sha256": c.sha256, "size_bytes": c.size_bytes,

@@ -5,6 +5,8 @@ sweeps), whose row names its parent (``TrainingRun.extends``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -61,10 +63,12 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
         vocab_size=vocab_size, min_frequency=min_frequency, sweep=sweep,
         max_vocab_size=settings.MAX_VOCAB_SIZE)
     corpora = resolve_corpora(corpora)
-    options = {"sweep": params.sweep} if params.sweep else {}
-    if parent.algorithm == Algorithm.CHAR_BPE:
-        options.update(lowercase=parent.options.get("lowercase", False), split=parent.pattern,
-                       min_word_frequency=1)
+    char_level = parent.algorithm == Algorithm.CHAR_BPE
+    params = replace(  # what the run does not choose is the parent's
+        params, algorithm=parent.algorithm, special_tokens=list(parent.special_tokens),
+        pattern="" if char_level else parent.pattern,
+        lowercase=bool(parent.options.get("lowercase", False)) if char_level else False,
+        split=parent.pattern if char_level else "whitespace", min_word_frequency=1)
     unsent: list[Exception] = []
     with transaction.atomic():
         kept = Corpus.objects.select_for_update().filter(pk__in=[c.pk for c in corpora])
@@ -72,10 +76,8 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
             raise NotFound("a corpus of this run was deleted meanwhile: choose the corpora again")
         tokenizer = tokenizer_to_add_to(name=name, user=created_by)
         run = TrainingRun.objects.create(
-            tokenizer=tokenizer, algorithm=parent.algorithm, vocab_size=params.vocab_size,
-            special_tokens=parent.special_tokens,
-            pattern="" if parent.algorithm == Algorithm.CHAR_BPE else parent.pattern,
-            min_frequency=params.min_frequency, options=options, extends=parent,
+            tokenizer=tokenizer, algorithm=parent.algorithm, parameters=params.as_json(),
+            extends=parent,
             created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)
         send_on_commit(tasks.execute_training_run, run.pk, on_failure=unsent.append)
