@@ -104,7 +104,9 @@ class VersionOut(Schema):
     number: int
     ref: str  # NAME@NUMBER
     algorithm: str  # byte_bpe, char_bpe
-    pattern: str  # char_bpe: the split (whitespace, word_punct)
+    # as it always was: byte_bpe's regex, char_bpe's split (whitespace, word_punct), a library
+    # tokenizer's description (TokenizerVersion.shown_pattern; the row keeps each in its field)
+    pattern: str
     options: VersionOptionsOut  # char_bpe: lowercase, unk_token, end_of_word_suffix
     special_tokens: list[str]
     vocab_size: int
@@ -119,7 +121,7 @@ class VersionOut(Schema):
     @classmethod
     def of(cls, version: TokenizerVersion, **more) -> VersionOut:
         return cls(tokenizer=version.tokenizer.name, number=version.number, ref=version.label,
-                   algorithm=version.algorithm, pattern=version.pattern,
+                   algorithm=version.algorithm, pattern=version.shown_pattern,
                    options=VersionOptionsOut(**version.options), special_tokens=version.special_tokens, vocab_size=version.vocab_size,
                    merges=version.merge_count, digest=version.digest,
                    lifecycle=version.lifecycle, notes=version.notes,

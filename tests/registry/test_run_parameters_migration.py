@@ -61,3 +61,27 @@ def test_old_runs_move_to_one_parameters_object_and_outcome_columns(old_apps):
         "", "", "the version has 600 tokens", True)
     assert Run.objects.get(pk=custom.pk).parameters["pattern"] == r"\w+|\s+"
     assert not any(hasattr(byte, name) for name in ("options", "pattern", "vocab_size"))
+
+
+def test_old_versions_keep_a_regex_in_pattern_a_split_and_a_description_apart(old_apps):
+    tokenizer = old_apps.get_model(APP, "Tokenizer").objects.create(name="old")
+    OldVersion = old_apps.get_model(APP, "TokenizerVersion")
+    old_patterns = {"byte_bpe": "gpt4", "char_bpe": "word_punct",
+                    "hf": "WordPiece; normalizer BertNormalizer",
+                    "sentencepiece": "SentencePiece unigram; normalization nmt_nfkc"}
+    made = {kind: OldVersion.objects.create(
+                tokenizer=tokenizer, number=number, status="ready", algorithm=kind,
+                pattern=pattern, vocab_size=300, merge_count=0, digest=f"{number:064}",
+                source="import").pk
+            for number, (kind, pattern) in enumerate(old_patterns.items(), 1)}
+
+    Version = migrate(AFTER).get_model(APP, "TokenizerVersion")
+
+    def fields(kind):
+        return Version.objects.filter(pk=made[kind]).values_list(
+            "pattern", "split", "engine_description").get()
+
+    assert fields("byte_bpe") == ("gpt4", "", "")
+    assert fields("char_bpe") == ("", "word_punct", "")
+    assert fields("hf") == ("", "", "WordPiece; normalizer BertNormalizer")
+    assert fields("sentencepiece") == ("", "", "SentencePiece unigram; normalization nmt_nfkc")

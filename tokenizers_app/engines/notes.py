@@ -7,8 +7,8 @@ ENGINE_KINDS = ("hf", "sentencepiece")
 
 
 def kind_notes(kind: str, pattern: str) -> list[str]:
-    """The notes for a version of ``kind`` whose pattern (for engines: its description, as
-    ``hf.describe`` writes it) is ``pattern``:
+    """The notes for a version of ``kind`` whose engine's description (as ``hf.describe``
+    writes it; ``TokenizerVersion.engine_description``) is ``pattern``:
     ``kind_notes("hf", "WordPiece; normalizer BertNormalizer")`` names the unknown rate's
     ``[UNK]`` (a whole word) and why the lossless rate is below 100 %."""
     if kind == "byte_bpe":

@@ -5,7 +5,10 @@ parameters, get columns of their own (``core_path``, ``stop_reason``, ``larger_r
 ``min_frequency`` and the parameters in ``options`` (``sweep``, and character-level BPE's
 ``lowercase``, ``split`` and ``min_word_frequency``) into ``parameters``; ``pattern`` keeps only a
 byte-level run's regex (a character-level run's word split, where an old row held it there, goes
-to ``split``)."""
+to ``split``).
+
+A version's ``pattern`` too keeps only a regex: a character-level version's word split moves to
+``split``, a library tokenizer's description (hf, sentencepiece) to ``engine_description``."""
 
 from django.db import migrations, models
 
@@ -57,6 +60,25 @@ def backward(apps, schema_editor):
                                 "min_frequency"])
 
 
+ENGINE_KINDS = ("hf", "sentencepiece")  # the library kinds when this was written
+
+
+def versions_forward(apps, schema_editor):
+    TokenizerVersion = apps.get_model("tokenizers_app", "TokenizerVersion")
+    for version in TokenizerVersion.objects.filter(algorithm="char_bpe"):
+        TokenizerVersion.objects.filter(pk=version.pk).update(split=version.pattern, pattern="")
+    for version in TokenizerVersion.objects.filter(algorithm__in=ENGINE_KINDS):
+        TokenizerVersion.objects.filter(pk=version.pk).update(
+            engine_description=version.pattern, pattern="")
+
+
+def versions_backward(apps, schema_editor):
+    TokenizerVersion = apps.get_model("tokenizers_app", "TokenizerVersion")
+    for version in TokenizerVersion.objects.exclude(split="", engine_description=""):
+        TokenizerVersion.objects.filter(pk=version.pk).update(
+            pattern=version.pattern or version.split or version.engine_description)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -100,6 +122,22 @@ class Migration(migrations.Migration):
         migrations.RemoveField(model_name='trainingrun', name='vocab_size'),
         migrations.RemoveField(model_name='trainingrun', name='special_tokens'),
         migrations.RemoveField(model_name='trainingrun', name='min_frequency'),
+        migrations.AddField(
+            model_name='tokenizerversion',
+            name='engine_description',
+            field=models.TextField(blank=True, help_text='a library\'s tokenizer (hf, sentencepiece): its model and normalizer, as the engine describes them (engines.hf.describe, engines.spm); "" for the core\'s kinds'),
+        ),
+        migrations.AddField(
+            model_name='tokenizerversion',
+            name='split',
+            field=models.CharField(blank=True, help_text='character-level BPE\'s word split (whitespace or word_punct); "" for the other kinds', max_length=20),
+        ),
+        migrations.AlterField(
+            model_name='tokenizerversion',
+            name='pattern',
+            field=models.TextField(blank=True, help_text='byte-level BPE\'s pre-tokenizing regex (a short name or the regex); "" for the other kinds'),
+        ),
+        migrations.RunPython(versions_forward, versions_backward),
         migrations.AlterField(
             model_name='trainingrun',
             name='parameters',

@@ -108,7 +108,7 @@ class VersionContents:
             {i: bytes(token).decode() for i, token in vocab.items()},
             [(bytes(left).decode(), bytes(right).decode()) for left, right in merges],
             list(special_ids), self.options["unk_token"], self.options["end_of_word_suffix"],
-            self.options["lowercase"], self.pattern, counts)
+            self.options["lowercase"], self.split, counts)
         if tokenizer.special_ids != special_ids:
             raise ValueError(f"special token ids {special_ids} do not match the vocab")
         return tokenizer

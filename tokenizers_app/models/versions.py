@@ -161,8 +161,8 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
         TRAINING = "training"
         IMPORT = "import"
 
-    IMMUTABLE_FIELDS = ("tokenizer_id", "number", "status", "algorithm", "pattern", "options",
-                        "special_tokens", "vocab_size", "merge_count", "digest", "source",
+    IMMUTABLE_FIELDS = ("tokenizer_id", "number", "status", "algorithm", "pattern", "split",
+                        "engine_description", "options", "special_tokens", "vocab_size", "merge_count", "digest", "source",
                         "source_detail")  # a ready version stays ready
 
     tokenizer = models.ForeignKey(Tokenizer, on_delete=models.PROTECT, related_name="versions")
@@ -170,8 +170,14 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.BUILDING)
     algorithm = models.CharField(max_length=20, choices=Kind.choices, default=Kind.BYTE_BPE,
                                  help_text="the kind of tokenizer")
-    pattern = models.TextField(help_text="byte-level BPE: the pattern; character-level BPE: the "
-                                         "split (whitespace or word_punct)")
+    pattern = models.TextField(blank=True, help_text="byte-level BPE's pre-tokenizing regex (a "
+                                                     "short name or the regex); \"\" for the "
+                                                     "other kinds")
+    split = models.CharField(max_length=20, blank=True, help_text=(
+        "character-level BPE's word split (whitespace or word_punct); \"\" for the other kinds"))
+    engine_description = models.TextField(blank=True, help_text=(
+        "a library's tokenizer (hf, sentencepiece): its model and normalizer, as the engine "
+        "describes them (engines.hf.describe, engines.spm); \"\" for the core's kinds"))
     options = models.JSONField(default=dict, blank=True, help_text=(
         'character-level BPE: {"lowercase", "unk_token", "end_of_word_suffix"}'))
     special_tokens = models.JSONField(default=list, blank=True)
@@ -203,6 +209,13 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
 
     def __str__(self) -> str:
         return self.label
+
+    @property
+    def shown_pattern(self) -> str:
+        """How the version cuts text, in one line: the regex, the word split or the engine's
+        description, whichever its kind has. The API's and the pages' "pattern" shows this, as
+        it always has."""
+        return self.pattern or self.split or self.engine_description
 
     @property
     def word_end(self) -> str:

@@ -68,7 +68,7 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
         params, algorithm=parent.algorithm, special_tokens=list(parent.special_tokens),
         pattern="" if char_level else parent.pattern,
         lowercase=bool(parent.options.get("lowercase", False)) if char_level else False,
-        split=parent.pattern if char_level else "whitespace", min_word_frequency=1)
+        split=parent.split if char_level else "whitespace", min_word_frequency=1)
     unsent: list[Exception] = []
     with transaction.atomic():
         kept = Corpus.objects.select_for_update().filter(pk__in=[c.pk for c in corpora])

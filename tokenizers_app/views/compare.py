@@ -108,7 +108,7 @@ def _set_premiums(name: str | None, versions: list, errors: list):
 
 def notes_of(versions: list) -> list[tuple[str, str, list[str]]]:
     """``(label, kind shown, notes)`` per version: what its numbers mean for its kind."""
-    return [(v.label, v.get_algorithm_display(), kind_notes(v.algorithm, v.pattern))
+    return [(v.label, v.get_algorithm_display(), kind_notes(v.algorithm, v.engine_description))
             for v in versions]
 
 

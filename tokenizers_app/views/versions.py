@@ -76,7 +76,7 @@ def version_detail(request, name, ref):
         "kind": describe(version.cached_tokenizer()), "formats": formats,
         "format_texts": [(format, FORMAT_TEXT[format]) for format in formats],
         "kind_notes": [(version.label, version.get_algorithm_display(),
-                        kind_notes(version.algorithm, version.pattern))],
+                        kind_notes(version.algorithm, version.engine_description))],
         "evaluations": evaluations, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
