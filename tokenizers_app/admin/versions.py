@@ -175,7 +175,8 @@ class TokenizerVersionAdmin(StaffAdmin):
     search_fields = ["tokenizer__name", "digest", "notes"]
     actions = ["publish", "deprecate", "evaluate"]
     fields = ["tokenizer", "number", "status", "lifecycle", "notes", "algorithm", "pattern",
-              "split", "engine_description", special_tokens_shown, "vocab_size", "merge_count", "digest", "source",
+              "split", "engine_description", special_tokens_shown, "vocab_size", "merge_count",
+              "digest", "source",
               "source_detail", "training_run", "created_by", "created_at"]
     readonly_fields = [f for f in fields if f != "notes"]
     inlines = [EvaluationInline, VersionAliasInline]

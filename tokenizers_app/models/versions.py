@@ -162,7 +162,8 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
         IMPORT = "import"
 
     IMMUTABLE_FIELDS = ("tokenizer_id", "number", "status", "algorithm", "pattern", "split",
-                        "engine_description", "options", "special_tokens", "vocab_size", "merge_count", "digest", "source",
+                        "engine_description", "options", "special_tokens", "vocab_size",
+                        "merge_count", "digest", "source",
                         "source_detail")  # a ready version stays ready
 
     tokenizer = models.ForeignKey(Tokenizer, on_delete=models.PROTECT, related_name="versions")

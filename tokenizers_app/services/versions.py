@@ -46,7 +46,8 @@ def add_version(*, tokenizer: Tokenizer, core: CoreTokenizer | CharBPETokenizer,
     version = TokenizerVersion.objects.create(
         tokenizer=tokenizer, number=latest + 1, algorithm=core.algorithm,
         pattern="" if engine or char_level else cut, split=cut if char_level else "",
-        engine_description=cut if engine else "", options=core.options, special_tokens=core.special_tokens, vocab_size=len(core.vocab),
+        engine_description=cut if engine else "", options=core.options,
+        special_tokens=core.special_tokens, vocab_size=len(core.vocab),
         merge_count=len(core.merges), digest=digest, source=source,
         source_detail=source_detail[:255], training_run=training_run, created_by=created_by)
     if engine:
