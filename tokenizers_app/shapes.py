@@ -56,12 +56,12 @@ class SourceCorpusOut(Schema):
     weight: int = 1  # its counts multiplied by this before merging
 
 
-class SourceRunOut(Schema):
-    """The run that trained a version: its corpora, parameters and timings."""
+class RunParametersOut(Schema):
+    """A run's parameters (``bpe.parameters.TrainingParameters.public``): the one shape of
+    them, in a run's answer and a version's lineage."""
 
-    id: int
     algorithm: str  # byte_bpe, char_bpe
-    lowercase: bool | None = None  # these three: char_bpe only
+    lowercase: bool | None = None  # these three: char_bpe only (null for byte_bpe)
     split: str | None = None
     min_word_frequency: int | None = None
     vocab_size: int
@@ -69,6 +69,12 @@ class SourceRunOut(Schema):
     special_tokens: list[str]
     min_frequency: int
     sweep: list[int]
+
+
+class SourceRunOut(RunParametersOut):
+    """The run that trained a version: its corpora, parameters and timings."""
+
+    id: int
     stage_seconds: dict[str, float]
     merges_per_second: float | None
     corpora: list[SourceCorpusOut]
@@ -98,7 +104,9 @@ class VersionOut(Schema):
     number: int
     ref: str  # NAME@NUMBER
     algorithm: str  # byte_bpe, char_bpe
-    pattern: str  # char_bpe: the split (whitespace, word_punct)
+    # as it always was: byte_bpe's regex, char_bpe's split (whitespace, word_punct), a library
+    # tokenizer's description (TokenizerVersion.shown_pattern; the row keeps each in its field)
+    pattern: str
     options: VersionOptionsOut  # char_bpe: lowercase, unk_token, end_of_word_suffix
     special_tokens: list[str]
     vocab_size: int
@@ -113,7 +121,7 @@ class VersionOut(Schema):
     @classmethod
     def of(cls, version: TokenizerVersion, **more) -> VersionOut:
         return cls(tokenizer=version.tokenizer.name, number=version.number, ref=version.label,
-                   algorithm=version.algorithm, pattern=version.pattern,
+                   algorithm=version.algorithm, pattern=version.shown_pattern,
                    options=VersionOptionsOut(**version.options), special_tokens=version.special_tokens, vocab_size=version.vocab_size,
                    merges=version.merge_count, digest=version.digest,
                    lifecycle=version.lifecycle, notes=version.notes,
@@ -171,7 +179,7 @@ class CorpusUploadOut(CorpusOut):
                    name_not_used=corpus.name_not_used(asked_name) if asked_name else None)
 
 
-class RunOut(Schema):
+class RunOut(RunParametersOut):
     id: int
     tokenizer: str
     status: str  # queued, running, succeeded, failed, cancelled
@@ -182,15 +190,6 @@ class RunOut(Schema):
     stage_seconds: dict[str, float]
     core_path: str  # the BPE core that ran it: "compiled (Cython)" or "pure Python (...)"
     error: str
-    algorithm: str  # byte_bpe, char_bpe
-    lowercase: bool | None  # these three: char_bpe only (null for byte_bpe)
-    split: str | None
-    min_word_frequency: int | None
-    vocab_size: int
-    pattern: str  # byte_bpe's ("" for char_bpe)
-    special_tokens: list[str]
-    min_frequency: int
-    sweep: list[int]
     corpora: list[str]
     corpus_weights: dict[str, int] = {}  # the corpora weighing more than 1 (name -> weight)
     versions: list[str]  # NAME@NUMBER of the versions it made
@@ -200,15 +199,11 @@ class RunOut(Schema):
 
     @classmethod
     def of(cls, run: TrainingRun) -> RunOut:
-        return cls(id=run.pk, tokenizer=run.tokenizer.name, status=run.status, stage=run.stage,
-                   progress_done=run.progress_done, progress_total=run.progress_total,
-                   merges_per_second=run.merges_per_second, stage_seconds=run.stage_seconds,
-                   core_path=run.core_path, error=run.error, algorithm=run.algorithm,
-                   **{"lowercase": None, "split": None, "min_word_frequency": None,
-                      **run.char_options},
-                   vocab_size=run.vocab_size, pattern=run.pattern,
-                   special_tokens=run.special_tokens, min_frequency=run.min_frequency,
-                   sweep=run.sweep, corpora=[c.name for c in run.corpora.all()],
+        return cls(**run.params.public(), id=run.pk, tokenizer=run.tokenizer.name,
+                   status=run.status, stage=run.stage, progress_done=run.progress_done,
+                   progress_total=run.progress_total, merges_per_second=run.merges_per_second,
+                   stage_seconds=run.stage_seconds, core_path=run.core_path, error=run.error,
+                   corpora=[c.name for c in run.corpora.all()],
                    corpus_weights=run.corpus_weights,
                    versions=[v.label for v in run.versions.all()],
                    extends=run.extends.label if run.extends_id else None,

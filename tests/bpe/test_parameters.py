@@ -82,3 +82,14 @@ def test_the_vocab_size_bound_counts_one_special_token_in_the_singular():
         check_vocab_size(256, 1)
     with pytest.raises(Invalid, match=r"\+ 2 special tokens\)"):
         check_vocab_size(256, 2)
+
+
+def test_checked_parameters_go_to_json_and_back_whole():
+    params = check_training_parameters(algorithm="char_bpe", vocab_size=500, split="word_punct",
+                                       lowercase=True, sweep=[400])
+    assert TrainingParameters.from_json(params.as_json()) == params
+    assert params.pattern == "" and params.split == "word_punct"
+    assert check_training_parameters(vocab_size=300).public() == {
+        "algorithm": "byte_bpe", "vocab_size": 300, "pattern": "gpt2", "special_tokens": [],
+        "min_frequency": 1, "sweep": [], "lowercase": None, "split": None,
+        "min_word_frequency": None}

@@ -18,7 +18,7 @@ def run_here_with(step) -> TrainingRun:
     with mock.patch("celery.app.task.Task.apply_async"):
         corpus = import_text(sample_text(5_000), "prose")
         run = start_training_run(corpora=[corpus], tokenizer_name="t", vocab_size=300)
-        with mock.patch.object(runs, "train_bpe", step):
+        with mock.patch.object(runs, "train", step):
             execute_training_run(run_id=run.pk)
     return run
 

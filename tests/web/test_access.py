@@ -331,7 +331,7 @@ COMMANDS = [
      REFUSED, DONE, DONE, DONE),
     (["train", "--corpus", "{corpus}", "--tokenizer", "{name}", "--vocab-size", "320"],
      lambda data: TrainingRun.objects.filter(tokenizer__name="prose-bpe",
-                                             vocab_size=320).exists(),
+                                             parameters__vocab_size=320).exists(),
      REFUSED, DONE, DONE, DONE),
     (["import_tokenizer", "{new_version}", "--tokenizer", "{name}"],
      lambda data: TokenizerVersion.objects.filter(tokenizer__name="prose-bpe").count() == 3,

@@ -103,7 +103,7 @@ def test_a_custom_pattern_and_no_special_tokens_prefill_as_such(client, registry
     from tokenizers_app.views.runs import rerun_params
 
     run = registry_data["runs"][0]
-    run.pattern, run.special_tokens = r"\w+|\W", []
+    run.parameters = {**run.parameters, "pattern": r"\w+|\W", "special_tokens": []}
     params = rerun_params(run, [registry_data["corpus"]])
     assert params["pattern"] == "custom" and params["custom_pattern"] == r"\w+|\W"
     client.force_login(registry_data["member"])

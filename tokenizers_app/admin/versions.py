@@ -5,6 +5,8 @@ their content is read-only. Every alias move goes through ``move_alias``, which 
 it. Any active staff user may use these pages (no per-model permissions needed).
 """
 
+import json
+
 from django import forms
 from django.contrib import admin, messages
 
@@ -37,6 +39,13 @@ from ..templatetags.tokens import tokens
 def special_tokens_shown(row):
     """A run's or a version's special tokens as the pages show them (``<U+202E>``, ``·``)."""
     return tokens(row.special_tokens)
+
+
+@admin.display(description="parameters")
+def parameters_shown(run):
+    """A run's parameters but its special tokens (``special_tokens_shown`` shows them)."""
+    shown = {k: v for k, v in run.params.public().items() if k != "special_tokens"}
+    return json.dumps(shown, ensure_ascii=True)
 
 
 class StaffAdmin(admin.ModelAdmin):
@@ -83,11 +92,15 @@ class TrainingRunAdmin(StaffAdmin):
                     "progress_done", "progress_total", "attempt", "created_at"]
     list_filter = ["status"]
     actions = ["cancel_runs"]
-    exclude = ["special_tokens"]  # shown safely instead
+    exclude = ["parameters"]  # shown safely instead: the special tokens apart
 
     def get_readonly_fields(self, request, obj=None):
-        return [special_tokens_shown if f.name == "special_tokens" else f.name
-                for f in TrainingRun._meta.get_fields() if f.concrete]
+        fields = []
+        for f in TrainingRun._meta.get_fields():
+            if f.concrete:
+                fields += ([parameters_shown, special_tokens_shown] if f.name == "parameters"
+                           else [f.name])
+        return fields
 
     @admin.action(description="Cancel the selected runs")
     def cancel_runs(self, request, queryset):
@@ -162,7 +175,8 @@ class TokenizerVersionAdmin(StaffAdmin):
     search_fields = ["tokenizer__name", "digest", "notes"]
     actions = ["publish", "deprecate", "evaluate"]
     fields = ["tokenizer", "number", "status", "lifecycle", "notes", "algorithm", "pattern",
-              special_tokens_shown, "vocab_size", "merge_count", "digest", "source",
+              "split", "engine_description", special_tokens_shown, "vocab_size", "merge_count",
+              "digest", "source",
               "source_detail", "training_run", "created_by", "created_at"]
     readonly_fields = [f for f in fields if f != "notes"]
     inlines = [EvaluationInline, VersionAliasInline]

@@ -1,6 +1,9 @@
 """The BPE core: plain Python and ``regex``; it never imports Django.
 
     from tokenizers_app.bpe import train_bpe, Tokenizer, load_tokenizer, save_tokenizer
+
+Parameters are checked once, by ``check_training_parameters``; ``train`` takes the checked
+``TrainingParameters`` whole (``train_bpe`` and ``train_char_bpe`` check, then train).
 """
 
 from .baselines import ByteTokenizer, CharTokenizer, WordTokenizer
@@ -13,8 +16,10 @@ from .formats import (
     loads_tokenizer,
     save_tokenizer,
 )
+from .parameters import TrainingParameters, check_training_parameters
 from .pretokenize import NAMED_PATTERNS
 from .tokenizer import Tokenizer
+from .trainers import train
 from .training import TrainingCancelled, TrainResult, train_bpe
 
 __all__ = [
@@ -30,8 +35,11 @@ __all__ = [
     "NAMED_PATTERNS",
     "Tokenizer",
     "TrainResult",
+    "TrainingParameters",
     "TrainingCancelled",
     "load_tokenizer",
+    "check_training_parameters",
     "save_tokenizer",
+    "train",
     "train_bpe",
 ]

@@ -35,7 +35,7 @@ from .counting import (
     scaled,
     weight_of,
 )
-from .parameters import check_training_parameters
+from .parameters import TrainingParameters, check_training_parameters
 from .pretokenize import iter_chunks
 from .compiled import learn_merges
 from .special_tokens import special_regex, split_special
@@ -78,7 +78,8 @@ def train_char_bpe(source, vocab_size: int, special_tokens=(UNK,), lowercase: bo
                    progress: Progress | None = None,
                    should_stop: ShouldStop | None = None,
                    max_word_bytes: int | None = None, weights=None) -> CharTrainResult:
-    """Train character-level BPE on a source (see ``corpus.iter_documents``).
+    """Train character-level BPE on a source (see ``corpus.iter_documents``): the parameters
+    are checked here, once (``check_training_parameters``), then ``train_chars``.
 
     ``weights``: one whole number per document (default: 1 each), multiplying its word counts
     before merging (``counting.scaled``).
@@ -88,14 +89,22 @@ def train_char_bpe(source, vocab_size: int, special_tokens=(UNK,), lowercase: bo
     ``max_word_bytes``: the longest word merged, in UTF-8 bytes (default ``MAX_PRETOKEN_BYTES``,
     byte-level BPE's bound for its pre-tokens).
     """
-    special_tokens = _check_options(special_tokens, vocab_size, min_word_frequency,
-                                    min_frequency, end_of_word_suffix)
+    params = _check_options(special_tokens, vocab_size, lowercase, split, min_word_frequency,
+                            min_frequency, end_of_word_suffix)
+    return train_chars(source, params, end_of_word_suffix=end_of_word_suffix, progress=progress,
+                       should_stop=should_stop, max_word_bytes=max_word_bytes, weights=weights)
+
+
+def train_chars(source, params: TrainingParameters, *, end_of_word_suffix: str = "</w>",
+                progress: Progress | None = None, should_stop: ShouldStop | None = None,
+                max_word_bytes: int | None = None, weights=None) -> CharTrainResult:
+    """Train character-level BPE with checked parameters, taken whole (nothing is checked
+    again): count the source's words, then ``merge_chars``."""
     ticker = Ticker(progress, should_stop)
-    counts = count_words(source, split_regex(split), lowercase, special_tokens, ticker,
-                         weights=check_weights(weights))
-    return train_char_from_counts(counts, vocab_size, special_tokens, lowercase, split,
-                                  min_word_frequency, min_frequency, end_of_word_suffix,
-                                  progress, should_stop, max_word_bytes)
+    counts = count_words(source, split_regex(params.split), params.lowercase,
+                         params.special_tokens, ticker, weights=check_weights(weights))
+    return merge_chars(counts, params, end_of_word_suffix=end_of_word_suffix, progress=progress,
+                       should_stop=should_stop, max_word_bytes=max_word_bytes)
 
 
 def train_char_from_counts(counts: dict[str, int], vocab_size: int, special_tokens=(UNK,),
@@ -104,31 +113,42 @@ def train_char_from_counts(counts: dict[str, int], vocab_size: int, special_toke
                            end_of_word_suffix: str = "</w>", progress: Progress | None = None,
                            should_stop: ShouldStop | None = None,
                            max_word_bytes: int | None = None) -> CharTrainResult:
-    """The end of training, from counted words (already lowercased when ``lowercase``): drop
-    the rare words, learn the merges, build the vocab. ``train_char_bpe`` ends here, and so does
-    a count fanned out to several workers (``count_words_range`` per part).
+    """The end of training, from counted words (already lowercased when ``lowercase``): the
+    parameters are checked here, once, then ``merge_chars``.
 
     ``train_char_from_counts({"ab": 3}, 4).merges -> [("a", "b</w>")]``
     """
-    special_tokens = _check_options(special_tokens, vocab_size, min_word_frequency,
-                                    min_frequency, end_of_word_suffix)
+    params = _check_options(special_tokens, vocab_size, lowercase, split, min_word_frequency,
+                            min_frequency, end_of_word_suffix)
+    return merge_chars(counts, params, end_of_word_suffix=end_of_word_suffix, progress=progress,
+                       should_stop=should_stop, max_word_bytes=max_word_bytes)
+
+
+def merge_chars(counts: dict[str, int], params: TrainingParameters, *,
+                end_of_word_suffix: str = "</w>", progress: Progress | None = None,
+                should_stop: ShouldStop | None = None,
+                max_word_bytes: int | None = None) -> CharTrainResult:
+    """Drop the rare words, learn the merges and build the vocab, with checked parameters
+    taken whole: ``train_chars`` ends here, and so does a count fanned out to several workers
+    (``count_words_range`` per part)."""
+    special_tokens, min_word_frequency = params.special_tokens, params.min_word_frequency
     if not counts:
         raise ValueError("the corpus is empty: it holds no word to train on")
     words = {w: c for w, c in counts.items() if c >= min_word_frequency}
     if not words:
         raise ValueError(f"no word occurs min_word_frequency={min_word_frequency} times: "
                          f"lower it, or train on more text")
-    check_word_sizes(words, split, max_word_bytes or MAX_PRETOKEN_BYTES)
+    check_word_sizes(words, params.split, max_word_bytes or MAX_PRETOKEN_BYTES)
     alphabet, word_counts = spell_words(words, end_of_word_suffix)
-    num_merges = max(0, vocab_size - len(special_tokens) - len(alphabet))
-    merges, merge_counts = learn_merges(word_counts, num_merges, min_frequency,
+    num_merges = max(0, params.vocab_size - len(special_tokens) - len(alphabet))
+    merges, merge_counts = learn_merges(word_counts, num_merges, params.min_frequency,
                                         Ticker(progress, should_stop),
                                         alphabet=[s.encode() for s in alphabet])
     merges = [(left.decode(), right.decode()) for left, right in merges]
     tokens = [*special_tokens, *alphabet, *(left + right for left, right in merges)]
     return CharTrainResult(dict(enumerate(tokens)), merges, merge_counts, special_tokens,
-                           end_of_word_suffix, lowercase, split,
-                           stop_reason(len(merges), num_merges, min_frequency))
+                           end_of_word_suffix, params.lowercase, params.split,
+                           stop_reason(len(merges), num_merges, params.min_frequency))
 
 
 def check_word_sizes(words: dict[str, int], split: str, limit: int = MAX_PRETOKEN_BYTES) -> None:
@@ -175,14 +195,16 @@ def spell_words(words: dict[str, int], suffix: str = "</w>"):
     return alphabet, {tuple(index[s] for s in spelled[w]): c for w, c in words.items()}
 
 
-def _check_options(special_tokens, vocab_size, min_word_frequency, min_frequency, suffix):
-    special_tokens = check_training_parameters(
+def _check_options(special_tokens, vocab_size, lowercase, split, min_word_frequency,
+                   min_frequency, suffix) -> TrainingParameters:
+    params = check_training_parameters(
         algorithm="char_bpe", vocab_size=vocab_size, special_tokens=list(special_tokens),
-        min_word_frequency=min_word_frequency, min_frequency=min_frequency).special_tokens
+        lowercase=lowercase, split=split, min_word_frequency=min_word_frequency,
+        min_frequency=min_frequency)
     if not isinstance(suffix, str) or not suffix:
         raise Invalid(f"end_of_word_suffix must be a non-empty string, got {suffix!r}",
                       field="end_of_word_suffix")
-    return special_tokens
+    return params
 
 
 def count_words_range(path, start: int, end: int, split: str, lowercase: bool,

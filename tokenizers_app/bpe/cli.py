@@ -16,9 +16,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from .char_bpe import SPLITS, UNK, train_char_bpe
+from .char_bpe import SPLITS, UNK
 from .formats import FORMATS, load_tokenizer, save_tokenizer
-from .training import TrainingCancelled, train_bpe
+from .parameters import TrainingParameters, check_training_parameters
+from .trainers import train
+from .training import TrainingCancelled
 
 EXIT_USAGE = 2
 
@@ -108,11 +110,7 @@ def _add_info(commands) -> None:
 # -- commands ---------------------------------------------------------------------------------
 
 def run_train(args) -> None:
-    if args.algorithm == "char_bpe":
-        result = _train_char(args)
-    else:
-        result = train_bpe(list(args.input), args.vocab_size, args.special_token,
-                           args.pattern or "gpt2", args.min_frequency, progress=_progress)
+    result = train(list(args.input), _parameters(args), progress=_progress)
     if sys.stderr.isatty():
         print(file=sys.stderr)  # end the progress line
     tokenizer = result.tokenizer()
@@ -123,12 +121,20 @@ def run_train(args) -> None:
     _print_paths(written)
 
 
-def _train_char(args):
-    if args.pattern is not None:
-        raise ValueError("--pattern is for byte_bpe; char_bpe cuts words with --split")
-    specials = args.special_token if UNK in args.special_token else [UNK, *args.special_token]
-    return train_char_bpe(list(args.input), args.vocab_size, specials, args.lowercase,
-                          args.split, min_frequency=args.min_frequency, progress=_progress)
+def _parameters(args) -> TrainingParameters:
+    """The command line's parameters, checked once (``check_training_parameters``)."""
+    if args.algorithm == "char_bpe":
+        if args.pattern is not None:
+            raise ValueError("--pattern is for byte_bpe; char_bpe cuts words with --split")
+        specials = args.special_token if UNK in args.special_token else [UNK,
+                                                                          *args.special_token]
+        return check_training_parameters(algorithm="char_bpe", vocab_size=args.vocab_size,
+                                         special_tokens=specials, lowercase=args.lowercase,
+                                         split=args.split, min_frequency=args.min_frequency)
+    return check_training_parameters(vocab_size=args.vocab_size,
+                                     special_tokens=args.special_token,
+                                     pattern=args.pattern or "gpt2",
+                                     min_frequency=args.min_frequency)
 
 
 def _progress(stage: str, done: int, total: int) -> None:

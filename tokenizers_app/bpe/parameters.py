@@ -10,7 +10,7 @@ parameter given (not None) that does not apply to the algorithm is refused, neve
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from ..errors import Invalid
 from .checks import is_int
@@ -32,8 +32,11 @@ in a corpus the registry takes. Forms take their ``min``/``max`` from here."""
 
 @dataclass(frozen=True)
 class TrainingParameters:
-    """Checked parameters: ``pattern`` is the pattern's short name (or the custom regex), and
-    ``sweep`` the distinct smaller vocab sizes in order."""
+    """Checked parameters, made only by ``check_training_parameters``: a trainer takes them
+    whole and checks nothing again, and a run stores them whole (``as_json``). ``pattern`` is
+    byte-level BPE's pre-tokenizing regex (a short name or the custom regex; "" for
+    character-level BPE, which cuts words by ``split``), and ``sweep`` the distinct smaller
+    vocab sizes in order."""
 
     vocab_size: int
     special_tokens: list[str] = field(default_factory=list)
@@ -45,14 +48,26 @@ class TrainingParameters:
     split: str = "whitespace"
     min_word_frequency: int = 1
 
-    @property
-    def options(self) -> dict:
-        """What a run keeps beside its columns: the sweep, and character-level BPE's three."""
-        found: dict = {"sweep": self.sweep} if self.sweep else {}
-        if self.algorithm == "char_bpe":
-            found.update(lowercase=self.lowercase, split=self.split,
-                         min_word_frequency=self.min_word_frequency)
-        return found
+    def as_json(self) -> dict:
+        """Every field, as plain JSON: what a run stores (``from_json`` reads it back)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> TrainingParameters:
+        """The parameters ``as_json`` wrote (checked when they were made, so not again)."""
+        return cls(**data)
+
+    def public(self) -> dict:
+        """The parameters as every interface shows them (a run's API answer, a version's
+        lineage, "Run again with changes"): character-level BPE's three are None for byte-level
+        BPE, which has no use for them."""
+        char_level = self.algorithm == "char_bpe"
+        return {"algorithm": self.algorithm, "vocab_size": self.vocab_size,
+                "pattern": self.pattern, "special_tokens": list(self.special_tokens),
+                "min_frequency": self.min_frequency, "sweep": list(self.sweep),
+                "lowercase": self.lowercase if char_level else None,
+                "split": self.split if char_level else None,
+                "min_word_frequency": self.min_word_frequency if char_level else None}
 
 
 def check_training_parameters(*, vocab_size, special_tokens=None, pattern=None, min_frequency=1,
@@ -112,7 +127,7 @@ def _check_char(vocab_size, special_tokens, min_frequency, sweep, max_vocab_size
         raise Invalid(f"min word frequency must be an integer from {MIN_FREQUENCY_BOUNDS[0]} to "
                       f"{MIN_FREQUENCY_BOUNDS[1]}, got {min_word_frequency!r}",
                       field="min_word_frequency")
-    return TrainingParameters(vocab_size, special_tokens, split, check_min_frequency(min_frequency),
+    return TrainingParameters(vocab_size, special_tokens, "", check_min_frequency(min_frequency),
                               check_sweep(sweep, vocab_size, len(special_tokens), base=0),
                               "char_bpe", lowercase, split, min_word_frequency)
 

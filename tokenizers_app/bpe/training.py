@@ -23,7 +23,7 @@ from .counting import (
     summed,
     weight_of,
 )
-from .parameters import check_training_parameters
+from .parameters import TrainingParameters, check_training_parameters
 from .pretokenize import PreTokenizer, iter_chunks
 from .tokenizer import Tokenizer
 from .compiled import learn_merges
@@ -54,7 +54,8 @@ def train_bpe(source, vocab_size: int, special_tokens=(), pattern: str = "gpt2",
               min_frequency: int = 1, progress: Progress | None = None,
               should_stop: ShouldStop | None = None, workers: int | None = None,
               max_pretoken_bytes: int | None = None, weights=None) -> TrainResult:
-    """Train a byte-level BPE tokenizer on a source (see ``corpus.iter_documents``).
+    """Train a byte-level BPE tokenizer on a source (see ``corpus.iter_documents``): the
+    parameters are checked here, once (``check_training_parameters``), then ``train_bytes``.
 
     ``weights``: one whole number per document of the source (default: 1 each), multiplying
     its pre-token counts before merging (``counting.scaled``).
@@ -64,25 +65,43 @@ def train_bpe(source, vocab_size: int, special_tokens=(), pattern: str = "gpt2",
     """
     params = check_training_parameters(vocab_size=vocab_size, special_tokens=special_tokens,
                                        pattern=pattern, min_frequency=min_frequency)
+    return train_bytes(source, params, progress=progress, should_stop=should_stop,
+                       workers=workers, max_pretoken_bytes=max_pretoken_bytes, weights=weights)
+
+
+def train_bytes(source, params: TrainingParameters, *, progress: Progress | None = None,
+                should_stop: ShouldStop | None = None, workers: int | None = None,
+                max_pretoken_bytes: int | None = None, weights=None) -> TrainResult:
+    """Train byte-level BPE with checked parameters, taken whole (nothing is checked again):
+    count the source's pre-tokens, then ``merge_bytes``."""
     word_counts = count_pretokens(source, PreTokenizer(params.pattern), params.special_tokens,
                                   Ticker(progress, should_stop), workers, check_weights(weights))
-    return train_from_counts(word_counts, vocab_size, params.special_tokens, params.pattern,
-                             min_frequency, progress=progress, should_stop=should_stop,
-                             max_pretoken_bytes=max_pretoken_bytes)
+    return merge_bytes(word_counts, params, progress=progress, should_stop=should_stop,
+                       max_pretoken_bytes=max_pretoken_bytes)
 
 
 def train_from_counts(word_counts: dict[bytes, int], vocab_size: int, special_tokens=(),
                       pattern: str = "gpt2", min_frequency: int = 1,
                       progress: Progress | None = None, should_stop: ShouldStop | None = None,
                       max_pretoken_bytes: int | None = None) -> TrainResult:
-    """The end of training, from counted pre-tokens (UTF-8 bytes -> count): learn the merges and
-    build the vocab. ``train_bpe`` ends here, and so does a count fanned out to several workers.
+    """The end of training, from counted pre-tokens (UTF-8 bytes -> count): the parameters are
+    checked here, once, then ``merge_bytes``.
 
     ``train_from_counts({b"ab": 3}, 257) -> TrainResult(vocab={..., 256: b"ab"},
     merges=[(b"a", b"b")], merge_counts=[3], special_tokens=[], pattern="gpt2")``
     """
     params = check_training_parameters(vocab_size=vocab_size, special_tokens=special_tokens,
                                        pattern=pattern, min_frequency=min_frequency)
+    return merge_bytes(word_counts, params, progress=progress, should_stop=should_stop,
+                       max_pretoken_bytes=max_pretoken_bytes)
+
+
+def merge_bytes(word_counts: dict[bytes, int], params: TrainingParameters, *,
+                progress: Progress | None = None, should_stop: ShouldStop | None = None,
+                max_pretoken_bytes: int | None = None) -> TrainResult:
+    """Learn the merges of counted pre-tokens and build the vocab, with checked parameters
+    taken whole: ``train_bytes`` ends here, and so does a count fanned out to several
+    workers."""
     specials = params.special_tokens
     check_pretoken_sizes(word_counts, params.pattern, max_pretoken_bytes or MAX_PRETOKEN_BYTES)
     num_merges = params.vocab_size - 256 - len(specials)

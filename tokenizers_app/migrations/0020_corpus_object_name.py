@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tokenizers_app', '0018_evaluation_parts'),
+        ('tokenizers_app', '0019_run_parameters'),
     ]
 
     operations = [

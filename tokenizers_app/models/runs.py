@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from tokenizers_app.engines.registry import DEFAULT_KIND, kind_choices, trained_kind_choices
 
+from ..bpe.parameters import TrainingParameters
 from .corpora import Corpus
 
 
@@ -82,14 +83,11 @@ class TrainingRun(models.Model):
                   'merging (a corpus not listed weighs 1)')
     algorithm = models.CharField(max_length=20, choices=trained_kind_choices,
                                  default=DEFAULT_KIND)
-    pattern = models.TextField(default="gpt2", blank=True,
-                               help_text="byte-level BPE only (empty for character-level BPE)")
-    vocab_size = models.PositiveIntegerField()
-    special_tokens = models.JSONField(default=list, blank=True)
-    min_frequency = models.PositiveIntegerField(default=1)
-    options = models.JSONField(default=dict, blank=True,
-                               help_text='e.g. {"sweep": [8000, 16000]}; character-level BPE: '
-                                         '{"lowercase", "split", "min_word_frequency"}')
+    parameters = models.JSONField(
+        help_text="the checked training parameters, whole (bpe.parameters.TrainingParameters "
+                  "as_json): vocab_size, special_tokens, pattern (byte_bpe's regex), "
+                  "min_frequency, sweep, algorithm, and char_bpe's lowercase, split and "
+                  "min_word_frequency")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED,
                               db_index=True)
     stage = models.CharField(max_length=10, choices=Stage.choices, blank=True)
@@ -103,6 +101,17 @@ class TrainingRun(models.Model):
     stage_seconds = models.JSONField(default=dict, blank=True)
     fanout_parts = models.PositiveIntegerField(default=0,
                                                help_text="count tasks (0: counted in one task)")
+    core_path = models.CharField(
+        max_length=200, blank=True,
+        help_text='the BPE core that ran the merges (bpe.compiled.CORE_PATH: "compiled '
+                  '(Cython)" or "pure Python (...)"); "" until it has finished')
+    stop_reason = models.TextField(blank=True, help_text=(
+        'why the run made fewer merges than asked ("" when it made them all, or is not done)'))
+    larger_reason = models.TextField(blank=True, help_text=(
+        "why a character-level run's version is larger than the vocab size asked for (its "
+        'whole alphabet is always kept), "" when it is not'))
+    unsent = models.BooleanField(default=False, help_text=(
+        "sending the run's task failed (the queue did not answer): the reaper sends it again"))
     extends = models.ForeignKey("TokenizerVersion", null=True, blank=True,
                                 on_delete=models.PROTECT, related_name="extension_runs",
                                 help_text="an extension run: the parent version whose merges it "
@@ -137,8 +146,30 @@ class TrainingRun(models.Model):
         return self.status in self.FINISHED
 
     @property
+    def params(self) -> TrainingParameters:
+        """The run's checked parameters, whole, as the trainers take them."""
+        return TrainingParameters.from_json(self.parameters)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.parameters["vocab_size"]
+
+    @property
+    def special_tokens(self) -> list[str]:
+        return list(self.parameters["special_tokens"])
+
+    @property
+    def min_frequency(self) -> int:
+        return self.parameters["min_frequency"]
+
+    @property
+    def pattern(self) -> str:
+        """Byte-level BPE's pre-tokenizing regex ("" for character-level BPE)."""
+        return self.parameters["pattern"]
+
+    @property
     def sweep(self) -> list[int]:
-        return list(self.options.get("sweep", []))
+        return list(self.parameters.get("sweep", []))
 
     @property
     def char_options(self) -> dict:
@@ -146,30 +177,14 @@ class TrainingRun(models.Model):
         byte-level BPE)."""
         if self.algorithm != Kind.CHAR_BPE:
             return {}
-        return {key: self.options[key] for key in ("lowercase", "split", "min_word_frequency")}
-
-    @property
-    def stop_reason(self) -> str:
-        """Why the run made fewer merges than asked ("" when it made them all, or is not done)."""
-        return self.options.get("stop_reason", "")
-
-    @property
-    def larger_reason(self) -> str:
-        """Why a character-level run's version is larger than the vocab size asked for (its
-        whole alphabet is always kept), "" when it is not."""
-        return self.options.get("larger_reason", "")
-
-    @property
-    def core_path(self) -> str:
-        """The BPE core that ran it (``bpe.compiled.CORE_PATH``: ``compiled (Cython)`` or
-        ``pure Python (...)``); "" until it has finished."""
-        return self.options.get("core_path", "")
+        return {key: self.parameters[key] for key in ("lowercase", "split",
+                                                      "min_word_frequency")}
 
     @property
     def queue_was_down(self) -> bool:
         """Whether sending the run's task failed (the queue did not answer): the reaper sends it
         again later."""
-        return bool(self.options.get("unsent"))
+        return self.unsent
 
     def seconds_left(self) -> float | None:
         """About how long the merge stage still takes, from its merges per second."""
@@ -214,8 +229,8 @@ class TrainingRun(models.Model):
 
     def mark_unsent(self) -> None:
         """Note that the run's task could not be sent (the queue did not answer)."""
-        self.options = {**self.options, "unsent": True}
-        TrainingRun.objects.filter(pk=self.pk).update(options=self.options)
+        self.unsent = True
+        TrainingRun.objects.filter(pk=self.pk).update(unsent=True)
 
     def mark_resent(self) -> bool:
         """Note that a queued run's task is sent again; False when it is no longer queued."""

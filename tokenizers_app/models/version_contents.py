@@ -82,7 +82,7 @@ class VersionContents:
             return self.load_engine(web=web)
         try:
             vocab, merges, counts, special_ids = self.read_contents()
-            tokenizer = kind.from_rows(vocab, merges, counts, special_ids, self.pattern,
+            tokenizer = kind.from_rows(vocab, merges, counts, special_ids, self.shown_pattern,
                                        self.options)
         except (ValueError, KeyError, UnicodeDecodeError) as exc:
             raise Damaged(f"damaged version {self.label}: its rows no longer make a "

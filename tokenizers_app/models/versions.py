@@ -162,8 +162,9 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
         TRAINING = "training"
         IMPORT = "import"
 
-    IMMUTABLE_FIELDS = ("tokenizer_id", "number", "status", "algorithm", "pattern", "options",
-                        "special_tokens", "vocab_size", "merge_count", "digest", "source",
+    IMMUTABLE_FIELDS = ("tokenizer_id", "number", "status", "algorithm", "pattern", "split",
+                        "engine_description", "options", "special_tokens", "vocab_size",
+                        "merge_count", "digest", "source",
                         "source_detail")  # a ready version stays ready
 
     tokenizer = models.ForeignKey(Tokenizer, on_delete=models.PROTECT, related_name="versions")
@@ -171,8 +172,14 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.BUILDING)
     algorithm = models.CharField(max_length=20, choices=kind_choices, default=DEFAULT_KIND,
                                  help_text="the kind of tokenizer")
-    pattern = models.TextField(help_text="byte-level BPE: the pattern; character-level BPE: the "
-                                         "split (whitespace or word_punct)")
+    pattern = models.TextField(blank=True, help_text="byte-level BPE's pre-tokenizing regex (a "
+                                                     "short name or the regex); \"\" for the "
+                                                     "other kinds")
+    split = models.CharField(max_length=20, blank=True, help_text=(
+        "character-level BPE's word split (whitespace or word_punct); \"\" for the other kinds"))
+    engine_description = models.TextField(blank=True, help_text=(
+        "a library's tokenizer (hf, sentencepiece): its model and normalizer, as the engine "
+        "describes them (engines.hf.describe, engines.spm); \"\" for the core's kinds"))
     options = models.JSONField(default=dict, blank=True, help_text=(
         'character-level BPE: {"lowercase", "unk_token", "end_of_word_suffix"}'))
     special_tokens = models.JSONField(default=list, blank=True)
@@ -209,6 +216,12 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
     def kind(self) -> TokenizerKind:
         """This version's kind (``engines.registry``): what it is, how it is kept and shown."""
         return kind_named(self.algorithm)
+
+    def shown_pattern(self) -> str:
+        """How the version cuts text, in one line: the regex, the word split or the engine's
+        description, whichever its kind has. The API's and the pages' "pattern" shows this, as
+        it always has."""
+        return self.pattern or self.split or self.engine_description
 
     @property
     def word_end(self) -> str:
@@ -261,10 +274,7 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
         if run is not None:
             found["extends"] = run.extends.label if run.extends_id else None
             found["training_run"] = {
-                "id": run.pk, "algorithm": run.algorithm, **run.char_options,
-                "vocab_size": run.vocab_size, "pattern": run.pattern,
-                "special_tokens": run.special_tokens, "min_frequency": run.min_frequency,
-                "sweep": run.sweep, "stage_seconds": run.stage_seconds,
+                "id": run.pk, **run.params.public(), "stage_seconds": run.stage_seconds,
                 "extends": run.extends.label if run.extends_id else None,
                 "merges_per_second": run.merges_per_second,
                 "corpora": [{"name": c.name, "sha256": c.sha256, "size_bytes": c.size_bytes,

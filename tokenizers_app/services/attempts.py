@@ -153,13 +153,13 @@ def save_training_result(*, run: TrainingRun, reporter: RunReporter,
         seconds = reporter.stage_seconds()
         merging = seconds.get(Stage.MERGE, 0)
         rate = len(result.merges) / merging if merging > 0 else run.merges_per_second
-        options = {**run.options, "core_path": CORE_PATH}  # which BPE core ran the merges
-        if result.stop_reason:  # fewer merges than asked: the run page says why
-            options["stop_reason"] = result.stop_reason
-        if len(full.vocab) > run.vocab_size:  # a char-level alphabet above it: said too
-            options["larger_reason"] = larger_reason(run, full)
         run.finish(Status.SUCCEEDED, stage=Stage.SAVE, progress_done=1, progress_total=1,
-                   merges_per_second=rate, stage_seconds=seconds, options=options)
+                   merges_per_second=rate, stage_seconds=seconds,
+                   core_path=CORE_PATH,  # which BPE core ran the merges
+                   stop_reason=result.stop_reason,  # fewer merges than asked: the page says why
+                   # a char-level alphabet above the vocab size asked for: said too
+                   larger_reason=larger_reason(run, full) if len(full.vocab) > run.vocab_size
+                   else "")
 
 
 def larger_reason(run: TrainingRun, full) -> str:

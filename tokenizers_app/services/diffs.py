@@ -23,7 +23,9 @@ def diff_versions(*, old: TokenizerVersion, new: TokenizerVersion,
     new_vocab, new_merges = _contents(new)
     found = diff_vocabs(old_vocab, new_vocab, old.special_tokens, new.special_tokens,
                         old_merges, new_merges)
-    rules_changed = old.pattern != new.pattern or (old.options or {}) != (new.options or {})
+    rules_changed = (old.pattern, old.split, old.engine_description) != (
+        new.pattern, new.split, new.engine_description) or (old.options or {}) != (
+        new.options or {})
     if rules_changed and found.keeps_ids:  # the same ids, split or normalised otherwise
         found.verdict = "incompatible"
     changed = [(i, before, after) for i, before, after in found.changed

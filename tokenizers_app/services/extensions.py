@@ -5,6 +5,8 @@ sweeps), whose row names its parent (``TrainingRun.extends``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -22,14 +24,14 @@ LIBRARY_KINDS = (Kind.SENTENCEPIECE, Kind.HF)  # extended beside their library (
 
 def is_extendable(version: TokenizerVersion) -> bool:
     """Whether an extension run can continue ``version``: BPE of our core, or a SentencePiece
-    or ``tokenizer.json`` model whose type is BPE (its pattern names the model type first:
+    or ``tokenizer.json`` model whose type is BPE (its engine description names the model type first:
     ``"SentencePiece BPE; normalization ..."``, ``"BPE; normalizer ..."``)."""
     return version.kind.trains or is_library_bpe(version)  # our core's kinds: all of them
 
 
 def is_library_bpe(version: TokenizerVersion) -> bool:
     """A SentencePiece or ``tokenizer.json`` version whose model is BPE."""
-    model = version.pattern.split(";", 1)[0].strip()
+    model = version.engine_description.split(";", 1)[0].strip()
     return (version.algorithm == Kind.SENTENCEPIECE and model == "SentencePiece BPE") or \
         (version.algorithm == Kind.HF and model == "BPE")
 
@@ -40,7 +42,7 @@ def extendable_parent(ref: str) -> TokenizerVersion:
     parent = TokenizerVersion.objects.select_related("tokenizer").resolve(ref)
     if not is_extendable(parent):
         raise Invalid(f"{parent.label} is a {parent.get_algorithm_display()} "
-                      f"({parent.pattern.split(';', 1)[0]}): extension runs continue the merges "
+                      f"({parent.shown_pattern.split(';', 1)[0]}): extension runs continue the merges "
                       f"of byte-level or character-level BPE versions and the pieces of "
                       f"SentencePiece or tokenizer.json BPE models. Unigram and WordPiece have "
                       f"no merge order to continue", field="extends")
@@ -77,10 +79,12 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
         vocab_size=vocab_size, min_frequency=min_frequency, sweep=sweep,
         max_vocab_size=settings.MAX_VOCAB_SIZE)
     corpora = resolve_corpora(corpora)
-    options = {"sweep": params.sweep} if params.sweep else {}
-    if parent.kind.has_alphabet:  # character-level: its word split and case are kept
-        options.update(lowercase=parent.options.get("lowercase", False), split=parent.pattern,
-                       min_word_frequency=1)
+    char_level = parent.kind.has_alphabet  # its word split and case are kept
+    params = replace(  # what the run does not choose is the parent's
+        params, algorithm=parent.algorithm, special_tokens=list(parent.special_tokens),
+        pattern="" if char_level else parent.pattern,
+        lowercase=bool(parent.options.get("lowercase", False)) if char_level else False,
+        split=parent.split if char_level else "whitespace", min_word_frequency=1)
     unsent: list[Exception] = []
     with transaction.atomic():
         kept = Corpus.objects.select_for_update().filter(pk__in=[c.pk for c in corpora])
@@ -88,10 +92,8 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
             raise NotFound("a corpus of this run was deleted meanwhile: choose the corpora again")
         tokenizer = tokenizer_to_add_to(name=name, user=created_by)
         run = TrainingRun.objects.create(
-            tokenizer=tokenizer, algorithm=parent.algorithm, vocab_size=params.vocab_size,
-            special_tokens=parent.special_tokens,
-            pattern="" if parent.kind.has_alphabet else parent.pattern,
-            min_frequency=params.min_frequency, options=options, extends=parent,
+            tokenizer=tokenizer, algorithm=parent.algorithm, parameters=params.as_json(),
+            extends=parent,
             created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)
         send_on_commit(TRAIN, run.pk, on_failure=unsent.append)

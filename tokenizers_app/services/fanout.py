@@ -18,9 +18,10 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from ..bpe.char_bpe import count_words_range, train_char_from_counts
+from ..bpe.char_bpe import count_words_range
 from ..bpe.counting import add_counts, count_range, plan_ranges, scaled
-from ..bpe.training import Ticker, train_from_counts
+from ..bpe.trainers import train_counted
+from ..bpe.training import Ticker
 from ..models import Corpus, CountPart, Kind, TrainingRun
 from ..storage import ObjectRanges, get_store
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
@@ -64,9 +65,9 @@ def count_corpus_part(*, part_id: int, worker: str = "") -> None:
             ticker(Stage.COUNT, done, total)
         source = corpus_ranges(part.corpus)  # only this part's bytes are read (one ranged read)
         if run.algorithm == Kind.CHAR_BPE:  # words (lowercased when asked), not pre-tokens
-            counts = count_words_range(source, part.start, part.end,
-                                       run.char_options["split"], run.char_options["lowercase"],
-                                       run.special_tokens, tick)
+            params = run.params
+            counts = count_words_range(source, part.start, part.end, params.split,
+                                       params.lowercase, params.special_tokens, tick)
         else:
             counts = count_range(source, part.start, part.end, run.pattern,
                                  run.special_tokens, tick)
@@ -113,18 +114,10 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
         counts = merged_part_counts(run=run, attempt=attempt)
         if run.extends_id is not None:  # an extension run (services.extensions)
             result = extend_counts(run=run, counts=counts, reporter=reporter)
-        elif run.algorithm == Kind.CHAR_BPE:
-            options = run.char_options
-            result = train_char_from_counts(
-                {word.decode(): count for word, count in counts.items()}, run.vocab_size,
-                run.special_tokens, options["lowercase"], options["split"],
-                options["min_word_frequency"], run.min_frequency, progress=reporter.progress,
-                should_stop=reporter.should_stop, max_word_bytes=settings.MAX_PRETOKEN_BYTES)
         else:
-            result = train_from_counts(
-                counts, run.vocab_size, run.special_tokens, run.pattern, run.min_frequency,
-                progress=reporter.progress, should_stop=reporter.should_stop,
-                max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
+            result = train_counted(counts, run.params, progress=reporter.progress,
+                                   should_stop=reporter.should_stop,
+                                   max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
         save_training_result(run=run, reporter=reporter, result=result)
     if not settings.FANOUT_KEEP_COUNTS:
         _remove_part_files(run_id, attempt)  # only this attempt's: a newer one may be counting

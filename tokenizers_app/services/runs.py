@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ..bpe import train_bpe, train_char_bpe
+from ..bpe.trainers import train
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
@@ -56,8 +56,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         max_vocab_size=settings.MAX_VOCAB_SIZE, max_sweep_sizes=settings.MAX_SWEEP_SIZES)
     names, weights = weighted_names(corpora)
     corpora = resolve_corpora(names)
-    char_level = params.algorithm == Kind.CHAR_BPE
-    if not char_level:
+    if params.algorithm != Kind.CHAR_BPE:
         check_pattern_on_samples(params.pattern, corpora)
     unsent: list[Exception] = []
     with transaction.atomic():
@@ -66,9 +65,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
             raise NotFound("a corpus of this run was deleted meanwhile: choose the corpora again")
         tokenizer = tokenizer_to_add_to(name=tokenizer_name, user=created_by)
         run = TrainingRun.objects.create(
-            tokenizer=tokenizer, algorithm=params.algorithm, vocab_size=params.vocab_size,
-            special_tokens=params.special_tokens, pattern="" if char_level else params.pattern,
-            min_frequency=params.min_frequency, options=params.options,
+            tokenizer=tokenizer, algorithm=params.algorithm, parameters=params.as_json(),
             corpus_weights=weights, created_by=recorded(created_by), heartbeat_at=timezone.now())
         run.corpora.set(corpora)
         send_on_commit(TRAIN, run.pk, on_failure=unsent.append)
@@ -130,20 +127,9 @@ def execute_training_run(*, run_id: int) -> None:
             if run.extends_id is not None:  # an extension run (services.extensions)
                 result = extend_files(run=run, paths=paths, reporter=reporter)
                 return save_training_result(run=run, reporter=reporter, result=result)
-            if run.algorithm == Kind.CHAR_BPE:
-                options = run.char_options
-                result = train_char_bpe(paths, run.vocab_size, run.special_tokens,
-                                        options["lowercase"], options["split"],
-                                        options["min_word_frequency"], run.min_frequency,
-                                        progress=reporter.progress,
-                                        should_stop=reporter.should_stop,
-                                        max_word_bytes=settings.MAX_PRETOKEN_BYTES,
-                                        weights=weights)
-                return save_training_result(run=run, reporter=reporter, result=result)
-            result = train_bpe(paths, run.vocab_size, run.special_tokens, run.pattern,
-                               run.min_frequency, progress=reporter.progress,
-                               should_stop=reporter.should_stop,
-                               max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES, weights=weights)
+            result = train(paths, run.params, progress=reporter.progress,
+                           should_stop=reporter.should_stop,
+                           max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES, weights=weights)
         save_training_result(run=run, reporter=reporter, result=result)
 
 

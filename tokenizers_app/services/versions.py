@@ -44,9 +44,13 @@ def add_or_find_version(*, tokenizer: Tokenizer, core: Engine,
     if existing is not None:
         return existing, False
     latest = tokenizer.versions.aggregate(latest=Max("number"))["latest"] or 0
+    cut = core.pattern  # a regex, a char-level word split, or an engine's description
+    engine, char_level = kind.stored_in == FILE, kind.has_alphabet
     version = TokenizerVersion.objects.create(
-        tokenizer=tokenizer, number=latest + 1, algorithm=core.algorithm, pattern=core.pattern,
-        options=core.options, special_tokens=core.special_tokens, vocab_size=len(core.vocab),
+        tokenizer=tokenizer, number=latest + 1, algorithm=core.algorithm,
+        pattern="" if engine or char_level else cut, split=cut if char_level else "",
+        engine_description=cut if engine else "", options=core.options,
+        special_tokens=core.special_tokens, vocab_size=len(core.vocab),
         merge_count=len(core.merges), digest=digest, source=source,
         source_detail=source_detail[:255], training_run=training_run, created_by=created_by)
     if kind.stored_in == FILE:

@@ -133,28 +133,30 @@ def weighted_line(run: TrainingRun, corpus) -> str:
 
 
 def rerun_params(run: TrainingRun, corpora: list) -> dict:
-    """The run form's fields for ``run``'s parameters, as GET parameters that prefill it
+    """The run form's fields for ``run``'s parameters (``TrainingParameters.public``, as the
+    run's API answer and its versions' lineage show them), as GET parameters that prefill it
     ("Run again with changes")."""
+    params = run.params.public()
+    sweep = ", ".join(map(str, params["sweep"]))
     if run.extends_id is not None:
         return {"extends": run.extends.label, "corpus": corpora[0].name if corpora else "",
-                "vocab_size": run.vocab_size, "min_frequency": run.min_frequency,
-                "sweep": ", ".join(map(str, run.sweep))}
+                "vocab_size": params["vocab_size"], "min_frequency": params["min_frequency"],
+                "sweep": sweep}
     first, *more = corpora or [None]
     common = {"tokenizer": run.tokenizer.name, "corpus": first.name if first else "",
               "weight": run.weight_of(first) if first else 1,
               "more_corpora": "\n".join(weighted_line(run, corpus) for corpus in more),
-              "algorithm": run.algorithm, "vocab_size": run.vocab_size,
-              "min_frequency": run.min_frequency,
-              "special_tokens": "\n".join(run.special_tokens),
-              "sweep": ", ".join(map(str, run.sweep))}
-    if run.algorithm == "char_bpe":
-        options = run.char_options
-        return {**common, "split": options["split"],
-                "min_word_frequency": options["min_word_frequency"],
-                **({"lowercase": "on"} if options["lowercase"] else {})}
-    named = run.pattern in {value for value, _ in PATTERNS if value != "custom"}
-    return {**common, "pattern": run.pattern if named else "custom",
-            "custom_pattern": "" if named else run.pattern}
+              "algorithm": params["algorithm"], "vocab_size": params["vocab_size"],
+              "min_frequency": params["min_frequency"],
+              "special_tokens": "\n".join(params["special_tokens"]), "sweep": sweep}
+    if params["algorithm"] == "char_bpe":
+        return {**common, "split": params["split"],
+                "min_word_frequency": params["min_word_frequency"],
+                **({"lowercase": "on"} if params["lowercase"] else {})}
+    pattern = params["pattern"]
+    named = pattern in {value for value, _ in PATTERNS if value != "custom"}
+    return {**common, "pattern": pattern if named else "custom",
+            "custom_pattern": "" if named else pattern}
 
 
 @login_required

@@ -61,7 +61,7 @@ def test_a_char_run_saves_the_tokenizer_the_core_trains(corpus):
     loaded = TokenizerVersion.objects.get(pk=full.pk).load_tokenizer()
     assert (loaded.vocab, loaded.merges, loaded.merge_counts) == \
         (expected.vocab, expected.merges, expected.merge_counts)
-    assert (full.algorithm, full.pattern, full.options) == (
+    assert (full.algorithm, full.split, full.options) == (
         "char_bpe", "word_punct",
         {"lowercase": False, "unk_token": "<unk>", "end_of_word_suffix": "</w>"})
     assert full.digest == content_digest(expected) and full.vocab_size == 200

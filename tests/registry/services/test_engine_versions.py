@@ -143,7 +143,7 @@ def test_wordpiece_files_given_as_a_transformers_folder_import_as_hf():
     files = {"tokenizer.json": bert_wordpiece_json(),
              "tokenizer_config.json": b'{"tokenizer_class": "BertTokenizerFast"}'}
     version = import_tokenizer(files=files, tokenizer_name="bert", format="transformers")
-    assert version.algorithm == "hf" and "WordPiece" in version.pattern
+    assert version.algorithm == "hf" and "WordPiece" in version.engine_description
 
 
 def test_a_unigram_without_an_unknown_token_fails_its_evaluation_in_words():
