@@ -217,6 +217,7 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
         """This version's kind (``engines.registry``): what it is, how it is kept and shown."""
         return kind_named(self.algorithm)
 
+    @property
     def shown_pattern(self) -> str:
         """How the version cuts text, in one line: the regex, the word split or the engine's
         description, whichever its kind has. The API's and the pages' "pattern" shows this, as
