@@ -43,11 +43,12 @@ from pathlib import Path
 from tokenizers_app.bpe import load_tokenizer, train_bpe
 from tokenizers_app.bpe.compiled import CORE_PATH
 from tokenizers_app.bpe.extension import extend_bpe
+from tokenizers_app.bpe.parameters import check_training_parameters
 args = json.loads(sys.argv[1])
 start = time.perf_counter()
 if args["mode"] == "extend":
     parent = load_tokenizer(args["parent"])
-    result = extend_bpe(parent, Path(args["corpus"]), len(parent.vocab) + args["new"])
+    result = extend_bpe(parent, Path(args["corpus"]), check_training_parameters(vocab_size=len(parent.vocab) + args["new"]))
 else:
     result = train_bpe(Path(args["corpus"]), args["vocab_size"], special_tokens=["<|endoftext|>"])
 seconds = time.perf_counter() - start

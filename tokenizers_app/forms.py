@@ -9,7 +9,7 @@ from .bpe.formats import FORMATS
 from .bpe.formats.tiktoken import PUBLISHED
 from .bpe.parameters import MIN_FREQUENCY_BOUNDS, UNK
 from .engines import KINDS
-from .engines.registry import library_formats
+from .engines.registry import DEFAULT_KIND, library_formats
 from .errors import RegistryError
 from .models import Corpus
 
@@ -49,9 +49,12 @@ class ParallelUploadForm(forms.Form):
 
 
 ALGORITHMS = [(kind.name, kind.description) for kind in KINDS.values() if kind.trains]
-BYTE_FIELDS = ("pattern", "custom_pattern")  # shown for one algorithm only (run_form.js)
-CHAR_FIELDS = ("lowercase", "split", "min_word_frequency")
-DEFAULT_SPECIALS = {"byte_bpe": "<|endoftext|>", "char_bpe": UNK}
+TRAINED_KINDS = [KINDS[name] for name, _ in ALGORITHMS]
+FORM_FIELDS = {"pattern": ("pattern", "custom_pattern")}  # a parameter's fields on the form
+KIND_FIELDS = {kind.name: tuple(field for name in kind.parameter_fields  # one kind's only
+                                for field in FORM_FIELDS.get(name, (name,)))
+               for kind in TRAINED_KINDS}  # shown for the chosen kind only (run_form.js)
+DEFAULT_SPECIALS = {kind.name: "\n".join(kind.default_special_tokens) for kind in TRAINED_KINDS}
 
 
 class RunForm(forms.Form):
@@ -69,8 +72,8 @@ class RunForm(forms.Form):
     more_corpora = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 2}), label="More corpora",
         help_text="one per line: NAME, or NAME:WEIGHT to count it WEIGHT times (1 to 100)")
-    algorithm = forms.ChoiceField(choices=ALGORITHMS, initial="byte_bpe", required=False,
-                                  widget=forms.RadioSelect)  # none chosen: byte_bpe
+    algorithm = forms.ChoiceField(choices=ALGORITHMS, initial=DEFAULT_KIND, required=False,
+                                  widget=forms.RadioSelect)  # none chosen: the default kind
     pattern = forms.ChoiceField(choices=PATTERNS, initial="gpt2", required=False)  # none: gpt2
     custom_pattern = forms.CharField(required=False, label="Custom regex",
                                      help_text="its matches must cover the text")
@@ -88,7 +91,7 @@ class RunForm(forms.Form):
     vocab_size = forms.IntegerField(initial=8000, help_text="special tokens + 256 bytes "
                                     "(byte-level) or the alphabet (character-level) + merges")
     special_tokens = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                                     initial=DEFAULT_SPECIALS["byte_bpe"],
+                                     initial=DEFAULT_SPECIALS[DEFAULT_KIND],
                                      help_text=f"one per line; character-level BPE needs {UNK}")
     # bounds checked once, by the core (``bpe.parameters``), as for the API; shown to browsers
     min_frequency = forms.IntegerField(initial=1, help_text="stop when the best pair is rarer",
@@ -149,27 +152,25 @@ class RunForm(forms.Form):
         """The chosen algorithm's parameters for ``start_training_run`` (the other's fields,
         hidden on the page, are left out, and so is a field the form refused)."""
         data = self.cleaned_data
-        common = {"algorithm": data.get("algorithm") or "byte_bpe",
-                  "vocab_size": data.get("vocab_size"),
+        algorithm = data.get("algorithm") or DEFAULT_KIND
+        common = {"algorithm": algorithm, "vocab_size": data.get("vocab_size"),
                   "special_tokens": data.get("special_tokens"), "sweep": data.get("sweep"),
                   "min_frequency": data.get("min_frequency")}
-        if common["algorithm"] == "char_bpe":
-            found = {**common, "lowercase": data.get("lowercase"),
-                     "split": data.get("split") or None,
-                     "min_word_frequency": data.get("min_word_frequency")}
-        else:
-            found = {**common, "pattern": self.pattern_value()}
+        values = {"pattern": self.pattern_value(), "split": data.get("split") or None}
+        found = {**common, **{name: values[name] if name in values else data.get(name)
+                              for name in KINDS[algorithm].parameter_fields}}
         return {name: value for name, value in found.items()
                 if name in self.cleaned_data or name in ("algorithm", "split", "pattern")}
 
-    def byte_fields(self):
-        return [self[name] for name in BYTE_FIELDS]
-
-    def char_fields(self):
-        return [self[name] for name in CHAR_FIELDS]
+    def kind_fieldsets(self):
+        """``(kind, its special tokens' default, its fields)`` per kind that trains: the
+        page's groups of one kind's fields."""
+        return [(kind, DEFAULT_SPECIALS[kind.name], [self[name] for name in KIND_FIELDS[kind.name]])
+                for kind in TRAINED_KINDS]
 
     def common_fields(self):
-        return [field for field in self if field.name not in (*BYTE_FIELDS, *CHAR_FIELDS)]
+        own = {name for fields in KIND_FIELDS.values() for name in fields}
+        return [field for field in self if field.name not in own]
 
 
 class ExtendForm(forms.Form):

@@ -60,12 +60,12 @@ class RunParametersOut(Schema):
     """A run's parameters (``bpe.parameters.TrainingParameters.public``): the one shape of
     them, in a run's answer and a version's lineage."""
 
-    algorithm: str  # byte_bpe, char_bpe
-    lowercase: bool | None = None  # these three: char_bpe only (null for byte_bpe)
+    algorithm: str  # a kind that trains (engines.registry)
+    lowercase: bool | None = None  # these three: character-level BPE's (null for byte-level)
     split: str | None = None
     min_word_frequency: int | None = None
     vocab_size: int
-    pattern: str  # byte_bpe's ("" for char_bpe)
+    pattern: str  # byte-level BPE's regex ("" for character-level BPE)
     special_tokens: list[str]
     min_frequency: int
     sweep: list[int]
@@ -103,11 +103,11 @@ class VersionOut(Schema):
     tokenizer: str
     number: int
     ref: str  # NAME@NUMBER
-    algorithm: str  # byte_bpe, char_bpe
-    # as it always was: byte_bpe's regex, char_bpe's split (whitespace, word_punct), a library
+    algorithm: str  # its kind (engines.registry)
+    # as it always was: byte-level BPE's regex, character-level BPE's split (whitespace, word_punct), a library
     # tokenizer's description (TokenizerVersion.shown_pattern; the row keeps each in its field)
     pattern: str
-    options: VersionOptionsOut  # char_bpe: lowercase, unk_token, end_of_word_suffix
+    options: VersionOptionsOut  # character-level BPE: lowercase, unk_token, end_of_word_suffix
     special_tokens: list[str]
     vocab_size: int
     merges: int

@@ -13,6 +13,7 @@ from tokenizers_app.bpe import Tokenizer
 from tokenizers_app.bpe.extension import extend_bpe, extend_from_counts
 from tokenizers_app.bpe.formats import dumps_tokenizer
 from tokenizers_app.bpe.formats.tiktoken import pat_str
+from tokenizers_app.bpe.parameters import check_training_parameters
 from tokenizers_app.bpe.training import train_bpe
 
 
@@ -20,8 +21,13 @@ def _trained(text, vocab_size, specials=("<|endoftext|>",), pattern="gpt2"):
     return train_bpe([text], vocab_size, list(specials), pattern, workers=1).tokenizer()
 
 
+def sized(vocab_size: int, min_frequency: int = 1):
+    """A run's checked parameters, as the extension trainers take them whole."""
+    return check_training_parameters(vocab_size=vocab_size, min_frequency=min_frequency)
+
+
 def _extended(parent, text, vocab_size):
-    return extend_bpe(parent, [text], vocab_size, workers=1)
+    return extend_bpe(parent, [text], sized(vocab_size), workers=1)
 
 
 def _assert_parent_kept(parent, child):
@@ -61,7 +67,7 @@ def test_a_merge_whose_result_is_already_a_token_is_never_learned():
     vocab.update({256: b"bc", 257: b"ab", 258: b"abc"})
     parent = Tokenizer(vocab, [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")], [], "none")
     assert parent.encode_ordinary("abc") == [97, 256]
-    result = extend_from_counts(parent, {b"abc": 5, b"xy": 2}, 260)
+    result = extend_from_counts(parent, {b"abc": 5, b"xy": 2}, sized(260))
     assert result.merges[3:] == [(b"x", b"y")]  # (a, bc) is skipped, though it counts 5
     assert result.vocab[259] == b"xy" and list(result.vocab.values()).count(b"abc") == 1
     assert result.tokenizer().encode_ordinary("abc xy") == [97, 256, 32, 259] or \
@@ -163,7 +169,7 @@ def test_gpt2_itself_extends_on_cjk_keeping_its_50257_ids_and_tiktoken_agrees():
     from tokenizers_app.bpe import load_tokenizer
 
     gpt2 = load_tokenizer(gpt2_fixture_dir())  # imported: GPT-2's own byte order of ids
-    child = extend_bpe(gpt2, [(CHINESE + JAPANESE) * 3], len(gpt2.vocab) + 60,
+    child = extend_bpe(gpt2, [(CHINESE + JAPANESE) * 3], sized(len(gpt2.vocab) + 60),
                        workers=1).tokenizer()
     _assert_parent_kept(gpt2, child)
     assert min(set(child.vocab) - set(gpt2.vocab)) == 50257
@@ -181,8 +187,8 @@ def test_extension_reports_progress_and_stops_when_asked():
 
     parent = _trained(ENGLISH, 300)
     stages = []
-    extend_bpe(parent, [CHINESE], 330, workers=1,
+    extend_bpe(parent, [CHINESE], sized(330), workers=1,
                progress=lambda stage, done, total: stages.append(stage))
     assert {"count", "merge"} <= set(stages)
     with pytest.raises(TrainingCancelled):
-        extend_bpe(parent, [CHINESE], 330, workers=1, should_stop=lambda: True)
+        extend_bpe(parent, [CHINESE], sized(330), workers=1, should_stop=lambda: True)

@@ -135,3 +135,58 @@ def test_an_engine_kind_notes_read_its_file_fields_not_its_description():
     plain = kind_named("hf").notes(json.dumps({"model": {"type": "BPE"}}).encode())
     assert not any("[UNK]" in note or "Lossless" in note for note in plain)
     assert kind_named("byte_bpe").notes(b"")[0].startswith("Byte-fallback rate")
+
+
+class Counted:
+    """What a trainer returns (``save_training_result`` reads it): the tokenizer, its merges and
+    why it stopped."""
+
+    merges: list = []
+    stop_reason = ""
+
+    def __init__(self, tokenizer):
+        self._tokenizer = tokenizer
+
+    def tokenizer(self):
+        return self._tokenizer
+
+
+class TrainedByteKind(ByteKind):
+    """The same kind, trained: its trainer keeps the bytes the corpus holds (in one worker: it
+    does not fan its counting out)."""
+
+    trains = True
+    fans_out = False
+
+    def train(self, source, params, *, progress=None, should_stop=None,
+              max_pretoken_bytes=None, weights=None):
+        seen = sorted({byte for path in source for byte in open(path, "rb").read()})
+        return Counted(ByteTokenizer({n: bytes([byte]) for n, byte in enumerate(seen)}))
+
+
+@pytest.fixture
+def trained_byte_kind():
+    kind = register(TrainedByteKind())
+    yield kind
+    del KINDS[kind.name]
+    _LOADED.clear()
+
+
+@pytest.mark.django_db
+def test_a_kind_registered_in_a_test_trains_through_the_registry(trained_byte_kind):
+    from tokenizers_app.services.runs import execute_training_run
+
+    assert "bytes" in dict(TrainingRun._meta.get_field("algorithm").choices)  # it trains
+    corpus = import_text("abcab\n", "bytes-corpus")
+    run = TrainingRun.objects.create(
+        tokenizer=Tokenizer.objects.create(name="bytes-trained"), algorithm="bytes",
+        parameters={"vocab_size": 4, "special_tokens": [], "pattern": "", "min_frequency": 1,
+                    "sweep": [], "algorithm": "bytes", "lowercase": False,
+                    "split": "whitespace", "min_word_frequency": 1})
+    run.corpora.set([corpus])
+    execute_training_run(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == TrainingRun.Status.SUCCEEDED, run.error
+    version = run.versions.get()
+    assert version.kind is trained_byte_kind and version.vocab_size == 4
+    assert version.load_tokenizer().vocab == {0: b"\n", 1: b"a", 2: b"b", 3: b"c"}

@@ -5,6 +5,8 @@ from typing import Literal
 from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
 
+from ..bpe.parameters import SPLITS
+from ..engines.registry import DEFAULT_KIND, trained_kind_choices
 from ..models import TrainingRun
 from ..services.queue import QueueUnavailable
 from ..services.deletions import delete_run
@@ -32,9 +34,12 @@ class WeightedCorpus(Body):
     weight: int = 1
 
 
+TRAINED = Literal[tuple(name for name, _ in trained_kind_choices())]  # type: ignore[misc]
+
+
 class RunIn(Body):
-    """``algorithm``: ``byte_bpe`` (default; ``pattern``, default gpt2) or ``char_bpe``
-    (``lowercase``, default false; ``split``: whitespace, the default, or word_punct;
+    """``algorithm``: a kind that trains: byte-level BPE (the default; ``pattern``, default
+    gpt2) or character-level BPE (``lowercase``, default false; ``split``: whitespace, the default, or word_punct;
     ``min_word_frequency``, default 1; ``special_tokens`` default ``["<unk>"]`` and must hold
     it). A field of the other algorithm is a 400 naming it; a field no run takes, a 422.
 
@@ -51,12 +56,12 @@ class RunIn(Body):
     extends: str | None = None
     corpora: list[str | WeightedCorpus]
     vocab_size: int
-    algorithm: Literal["byte_bpe", "char_bpe"] = "byte_bpe"
-    special_tokens: list[str] | None = None  # byte_bpe: none; char_bpe: ["<unk>"]
-    pattern: str | None = None  # byte_bpe only (gpt2 when not given)
-    lowercase: bool | None = None  # char_bpe only
-    split: Literal["whitespace", "word_punct"] | None = None  # char_bpe only
-    min_word_frequency: int | None = None  # char_bpe only
+    algorithm: TRAINED = DEFAULT_KIND
+    special_tokens: list[str] | None = None  # byte-level: none; character-level: ["<unk>"]
+    pattern: str | None = None  # byte-level BPE only (gpt2 when not given)
+    lowercase: bool | None = None  # character-level BPE only, as the next two
+    split: Literal[SPLITS] | None = None  # type: ignore[valid-type]
+    min_word_frequency: int | None = None
     min_frequency: int = 1
     sweep: list[int] = []
 

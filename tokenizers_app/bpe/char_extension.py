@@ -17,6 +17,7 @@ from .char_bpe import CharTrainResult, count_words, split_regex
 from .char_tokenizer import CharBPETokenizer, word_symbols
 from .compiled import learn_merges
 from .extension import check_extension_size
+from .parameters import TrainingParameters
 from .training import Ticker, stop_reason
 
 
@@ -30,21 +31,24 @@ class CharExtensionResult(CharTrainResult):
                                 self.merge_counts)
 
 
-def extend_char_bpe(parent: CharBPETokenizer, source, vocab_size: int, min_frequency: int = 1,
+def extend_char_bpe(parent: CharBPETokenizer, source, params: TrainingParameters, *,
                     progress=None, should_stop=None) -> CharExtensionResult:
-    """Extend a character-level BPE tokenizer on a source to ``vocab_size`` tokens in all."""
-    check_extension_size(len(parent.vocab), vocab_size)
+    """Extend a character-level BPE tokenizer on a source to ``params.vocab_size`` tokens in
+    all (``params``: the run's checked ``TrainingParameters``, whole; the parent's word split,
+    case and special tokens are the ones used)."""
+    check_extension_size(len(parent.vocab), params.vocab_size)
     counts = count_words(source, split_regex(parent.pattern), parent.lowercase,
                          parent.special_tokens, Ticker(progress, should_stop), workers=1)
-    return extend_char_from_counts(parent, dict(counts), vocab_size, min_frequency, progress,
-                                   should_stop)
+    return extend_char_from_counts(parent, dict(counts), params, progress=progress,
+                                   should_stop=should_stop)
 
 
-def extend_char_from_counts(parent: CharBPETokenizer, counts: dict[str, int], vocab_size: int,
-                            min_frequency: int = 1, progress=None,
+def extend_char_from_counts(parent: CharBPETokenizer, counts: dict[str, int],
+                            params: TrainingParameters, *, progress=None,
                             should_stop=None) -> CharExtensionResult:
     """The end of a character-level extension, from counted words (lowercased when the parent
     lowercases)."""
+    vocab_size, min_frequency = params.vocab_size, params.min_frequency
     check_extension_size(len(parent.vocab), vocab_size)
     if not counts:
         raise ValueError("the corpus is empty: it holds no word to train on")

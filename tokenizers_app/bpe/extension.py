@@ -19,6 +19,7 @@ Its plain twin: ``reference_extend`` in tests/bpe/reference.py.
 from __future__ import annotations
 
 from .compiled import learn_merges
+from .parameters import TrainingParameters
 from .pretokenize import PreTokenizer
 from .tokenizer import Tokenizer
 from .training import Ticker, TrainResult, check_pretoken_sizes, count_pretokens, stop_reason
@@ -33,21 +34,25 @@ def check_extension_size(parent_size: int, vocab_size: int) -> int:
     return vocab_size - parent_size
 
 
-def extend_bpe(parent: Tokenizer, source, vocab_size: int, min_frequency: int = 1,
-               progress=None, should_stop=None, workers: int | None = None) -> TrainResult:
+def extend_bpe(parent: Tokenizer, source, params: TrainingParameters, *, progress=None,
+               should_stop=None, workers: int | None = None) -> TrainResult:
     """Extend a byte-level BPE tokenizer on a source (see ``corpus.iter_documents``) to
-    ``vocab_size`` tokens in all."""
-    check_extension_size(len(parent.vocab), vocab_size)
+    ``params.vocab_size`` tokens in all, merging pairs seen ``params.min_frequency`` times or
+    more (``params``: the run's checked ``TrainingParameters``, whole; the parent's pattern and
+    special tokens are the ones used)."""
+    check_extension_size(len(parent.vocab), params.vocab_size)
     ticker = Ticker(progress, should_stop)
     word_counts = count_pretokens(source, PreTokenizer(parent.pattern), parent.special_tokens,
                                   ticker, workers)
-    return extend_from_counts(parent, word_counts, vocab_size, min_frequency, progress,
-                              should_stop)
+    return extend_from_counts(parent, word_counts, params, progress=progress,
+                              should_stop=should_stop)
 
 
-def extend_from_counts(parent: Tokenizer, word_counts: dict[bytes, int], vocab_size: int,
-                       min_frequency: int = 1, progress=None, should_stop=None) -> TrainResult:
+def extend_from_counts(parent: Tokenizer, word_counts: dict[bytes, int],
+                       params: TrainingParameters, *, progress=None,
+                       should_stop=None) -> TrainResult:
     """The end of an extension, from counted pre-tokens (UTF-8 bytes -> count)."""
+    vocab_size, min_frequency = params.vocab_size, params.min_frequency
     wanted = check_extension_size(len(parent.vocab), vocab_size)
     check_pretoken_sizes(word_counts, parent.pattern)
     alphabet, index_of = parent_alphabet(parent)

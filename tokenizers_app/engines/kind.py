@@ -23,7 +23,7 @@ class TokenizerKind:
     """A kind of tokenizer. The defaults fit any tokenizer that meets ``protocol.Engine``
     (bytes tokens, document evaluation); each kind overrides what it does otherwise."""
 
-    name: str = ""  # the value stored in ``algorithm``: byte_bpe, char_bpe, hf, sentencepiece
+    name: str = ""  # the value stored in ``algorithm`` (the registry lists them)
     label: str = ""  # the choices' text: "byte-level BPE"
     description: str = ""  # one sentence for pages and forms
     stored_in: str = ROWS
@@ -35,6 +35,22 @@ class TokenizerKind:
     # of kind ``symbol``), laid out before the merges when trained
     pattern_name: str = "pattern"  # what its ``pattern`` is, as pages name it
     library_name: str = ""  # the library that encodes it, as pages name it
+    # training and extension (a trained kind's methods: ``training.ByteTraining``, ...)
+    fans_out: bool = False  # whether a large corpus's counting may be fanned out to count tasks
+    has_regex: bool = False  # its ``pattern`` is a regex, tried on the corpora before a run
+    default_special_tokens: tuple[str, ...] = ()  # a new run's special tokens, as forms offer
+    parameter_fields: tuple[str, ...] = ()  # the run parameters of this kind only
+    no_sweep_reason: str = ""  # why an extension run of it may not sweep ("": it may)
+
+    @property
+    def sweeps(self) -> bool:
+        """Whether an extension run of a version of this kind may sweep smaller sizes."""
+        return not self.no_sweep_reason
+
+    def extendable(self, canonical: bytes) -> bool:
+        """Whether an extension run can continue a version of it (``canonical``: its canonical
+        file, for a kind kept as one; b"" for the others): a merge order to continue."""
+        return self.trains
 
     # storing and loading
     def digest(self, tokenizer) -> str:
@@ -109,9 +125,18 @@ class TokenizerKind:
 
 
 class CoreKind(TokenizerKind):
-    """A kind our core trains, stores as rows and evaluates (``bpe``)."""
+    """A kind our core trains, stores as rows and evaluates (``bpe``). How it counts, trains
+    and extends (``training``), each taking the run's checked ``TrainingParameters`` whole:
+    ``cut_pattern(params)`` (where a fanned-out count may cut the corpus), ``count_range``,
+    ``train``, ``train_counted``, ``extend``, ``extend_counted``, ``prefix`` (a sweep's smaller
+    version) and, when its extension runs sweep, ``extension_prefix``."""
 
     trains = True
+    fans_out = True
+
+    def extension_prefix(self, full, vocab_size: int, *, parent_vocab_size: int):
+        raise ValueError(self.no_sweep_reason or f"a sweep of a {self.label} extension is "
+                                                 f"not built")
 
     def has_merge_tree(self, tokenizer) -> bool:
         return True  # its bytes or characters, merged
@@ -132,6 +157,18 @@ class FileKind(TokenizerKind):
 
     stored_in = FILE
     engine: type  # the library's wrapper that loads its file (``hf.HFEngine``, ...)
+    file_name: str = ""  # its canonical file's name in an import (``tokenizer.json``, ...)
+
+    no_sweep_reason = "a sweep of a SentencePiece or tokenizer.json extension is not built"
+
+    def model_type(self, canonical: bytes) -> str:
+        """The model type its canonical file names (``"BPE"``, ``"Unigram"``, ...)."""
+        raise NotImplementedError
+
+    def extendable(self, canonical: bytes) -> bool:
+        """A BPE model, read from its file's model type (extended beside its library, in one
+        worker: ``library_extension``)."""
+        return self.model_type(canonical) == "BPE"
 
     def digest(self, tokenizer) -> str:
         """sha256 over the kind and the canonical file: the same content is the same version."""

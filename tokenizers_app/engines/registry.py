@@ -8,7 +8,9 @@ asks a kind. A version's ``algorithm`` names its kind; ``kind_named(version.algo
   canonical file beside its rows), loaded (``from_rows`` / ``load_file``) and named (``digest``);
 - how it is evaluated (``evaluate_totals``, ``metrics``, ``cut_rule``) and the notes beside its
   metrics (``notes``, from its canonical file's fields: model type, normalizer);
-- whether it trains (``trains``), how its tokens are shown (``describe``, ``word_end``) and
+- whether it trains (``trains``) and how it counts, trains and extends (``train``,
+  ``train_counted``, ``count_range``, ``extend``, ``extend_counted``, ``extendable``,
+  ``sweeps``: ``training``, ``kind``), how its tokens are shown (``describe``, ``word_end``) and
   whether it has a merge tree (``has_merge_tree``).
 
 Adding a kind is one subclass of ``TokenizerKind`` and ``register(kind)``: the models' choices,
@@ -31,10 +33,11 @@ from . import kinds as descriptions
 from .files import HF_FILE, transformers_config
 from .hf import HFEngine
 from .kind import FILE, ROWS, CoreKind, FileKind, TokenizerKind
-from .spm import SentencePieceEngine, normalization_rule
+from .spm import SentencePieceEngine, model_type, normalization_rule
+from .training import ByteTraining, CharTraining
 
 
-class ByteBPE(CoreKind):
+class ByteBPE(ByteTraining):
     name, label = "byte_bpe", "byte-level BPE"
     description = "Byte-level BPE (GPT-2, tiktoken): any text, no unknown token"
     reads = downloads = BYTE_FORMATS
@@ -55,7 +58,7 @@ class ByteBPE(CoreKind):
         return descriptions.byte_level(tokenizer)
 
 
-class CharBPE(CoreKind):
+class CharBPE(CharTraining):
     name, label = "char_bpe", "character-level BPE"
     description = ("Character-level BPE (subword-nmt): characters + '</w>', unseen "
                    "characters become <unk>")
@@ -108,6 +111,10 @@ class HuggingFace(FileKind):
     downloads = ("hf", "transformers")
     library_name = "Hugging Face"
     engine = HFEngine
+    file_name = HF_FILE
+
+    def model_type(self, canonical: bytes) -> str:
+        return (_hf_doc(canonical).get("model") or {}).get("type") or ""
 
     def canonical_files(self, tokenizer, format: str, name: str) -> dict[str, bytes]:
         """Its ``tokenizer.json`` as the library wrote it, or a ``transformers`` folder."""
@@ -117,13 +124,9 @@ class HuggingFace(FileKind):
 
     def notes(self, canonical: bytes) -> list[str]:
         """From its file's model type and normalizer."""
-        try:
-            doc = json.loads(canonical)
-        except ValueError:
-            doc = {}
-        model = (doc.get("model") or {}).get("type")
+        doc = _hf_doc(canonical)
         notes = list(LIBRARY_NOTES)
-        if model == "WordPiece":
+        if self.model_type(canonical) == "WordPiece":
             notes.append("Unknown rate: a word WordPiece cannot spell is one [UNK], so all its "
                          "characters count as unknown.")
         else:
@@ -135,6 +138,14 @@ class HuggingFace(FileKind):
                        "rewrites the text (Unicode normalization, whitespace)")
             notes.append(_lossless_note(rewrite))
         return notes
+
+
+def _hf_doc(canonical: bytes) -> dict:
+    try:
+        doc = json.loads(canonical)
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def _normalizer_types(normalizer: dict) -> set[str]:
@@ -150,6 +161,10 @@ class SentencePiece(FileKind):
     reads = downloads = ("sentencepiece",)
     library_name = "SentencePiece"
     engine = SentencePieceEngine
+    file_name = "tokenizer.model"
+
+    def model_type(self, canonical: bytes) -> str:
+        return model_type(canonical)
 
     def canonical_files(self, tokenizer, format: str, name: str) -> dict[str, bytes]:
         return {f"{name}.model": tokenizer.canonical}

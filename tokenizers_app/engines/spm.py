@@ -65,7 +65,7 @@ class SentencePieceEngine(LibraryEngine):
         unknown = [i for i in range(size) if sp.is_unknown(i)]
         self.unk_id = unknown[0] if unknown else None
         self.byte_ids = frozenset(i for i in range(size) if sp.is_byte(i))
-        self.model_type = _model_type(self.canonical)
+        self.model_type = model_type(self.canonical)
         self.pattern = (f"SentencePiece {self.model_type}; normalization "
                         f"{normalization_rule(self.canonical)}")
         self.merges = pieces_merges(self.vocab, self.kinds) if self.model_type == "BPE" else []
@@ -143,7 +143,7 @@ def piece_kind(processor, token_id: int) -> str:
     return "normal"
 
 
-def _model_type(proto: bytes) -> str:
+def model_type(proto: bytes) -> str:
     """The model type in the trainer spec (field 2 of the ModelProto, whose field 3 is the
     model type), read without a protobuf library: ``"BPE"`` or ``"Unigram"``."""
     trainer_spec = _field(proto, 2)

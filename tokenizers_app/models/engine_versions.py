@@ -39,14 +39,19 @@ class EngineContents:
         bulk_insert(VocabEntry, ["version_id", "token_id", "token", "kind", "score"],
                     ((pk, *row) for row in engine.vocab_kinds()))
 
-    def kind_notes(self) -> list[str]:
-        """What this version's metrics mean for its kind (``TokenizerKind.notes``), read from
-        its canonical file's fields when its kind keeps one (no engine is loaded for it)."""
+    def canonical_content(self) -> bytes:
+        """Its canonical file's bytes when its kind keeps one (b"" otherwise, or when gone):
+        what a kind reads its fields from (model type, normalizer), no engine loaded."""
         content = b""
         if self.kind.stored_in == FILE:
             content = EngineFile.objects.filter(digest=self.digest).values_list(
                 "content", flat=True).first() or b""
-        return self.kind.notes(bytes(content))
+        return bytes(content)
+
+    def kind_notes(self) -> list[str]:
+        """What this version's metrics mean for its kind (``TokenizerKind.notes``), read from
+        its canonical file's fields when its kind keeps one (no engine is loaded for it)."""
+        return self.kind.notes(self.canonical_content())
 
     def load_engine(self, *, web: bool = False):
         """The engine of an ``hf`` or ``sentencepiece`` version, from its canonical file, loaded

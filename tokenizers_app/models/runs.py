@@ -9,14 +9,15 @@ from django.db import models
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
-from tokenizers_app.engines.registry import DEFAULT_KIND, kind_choices, trained_kind_choices
+from tokenizers_app.engines.registry import (DEFAULT_KIND, TokenizerKind, kind_choices, kind_named,
+                                             trained_kind_choices)
 
 from ..bpe.parameters import TrainingParameters
 from .corpora import Corpus
 
 
 # The kinds of tokenizer, one enum derived from the registry (``engines.registry.KINDS``):
-# ``Kind.BYTE_BPE == "byte_bpe"``. The fields' choices are the registry's own functions, read
+# ``Kind.<NAME>`` is a kind's stored name. The fields' choices are the registry's own functions, read
 # each time they are asked, so a kind registered later is a choice too.
 Kind = models.TextChoices("Kind", [(name.upper(), (name, label)) for name, label in kind_choices()])
 
@@ -146,6 +147,12 @@ class TrainingRun(models.Model):
         return self.status in self.FINISHED
 
     @property
+    def kind(self) -> TokenizerKind:
+        """The kind this run trains or extends (``engines.registry``): how it counts, trains
+        and extends."""
+        return kind_named(self.algorithm)
+
+    @property
     def params(self) -> TrainingParameters:
         """The run's checked parameters, whole, as the trainers take them."""
         return TrainingParameters.from_json(self.parameters)
@@ -175,7 +182,7 @@ class TrainingRun(models.Model):
     def char_options(self) -> dict:
         """Character-level BPE's ``lowercase``, ``split`` and ``min_word_frequency`` (empty for
         byte-level BPE)."""
-        if self.algorithm != Kind.CHAR_BPE:
+        if not self.kind.has_alphabet:  # its words: split, case, least frequency
             return {}
         return {key: self.parameters[key] for key in ("lowercase", "split",
                                                       "min_word_frequency")}

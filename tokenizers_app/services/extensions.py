@@ -13,27 +13,17 @@ from django.utils import timezone
 
 from ..bpe.parameters import check_training_parameters
 from ..errors import Invalid, NotFound
-from ..models import Corpus, Kind, TokenizerVersion, TrainingRun
+from ..models import Corpus, TokenizerVersion, TrainingRun
 from .permissions import OPERATOR, recorded
 from .queue import TRAIN, QueueUnavailable, send_on_commit
 from .runs import resolve_corpora
 from .versions import check_may_add_to, tokenizer_to_add_to
 
-LIBRARY_KINDS = (Kind.SENTENCEPIECE, Kind.HF)  # extended beside their library (library_extension)
-
-
 def is_extendable(version: TokenizerVersion) -> bool:
-    """Whether an extension run can continue ``version``: BPE of our core, or a SentencePiece
-    or ``tokenizer.json`` model whose type is BPE (its engine description names the model type first:
-    ``"SentencePiece BPE; normalization ..."``, ``"BPE; normalizer ..."``)."""
-    return version.kind.trains or is_library_bpe(version)  # our core's kinds: all of them
-
-
-def is_library_bpe(version: TokenizerVersion) -> bool:
-    """A SentencePiece or ``tokenizer.json`` version whose model is BPE."""
-    model = version.engine_description.split(";", 1)[0].strip()
-    return (version.algorithm == Kind.SENTENCEPIECE and model == "SentencePiece BPE") or \
-        (version.algorithm == Kind.HF and model == "BPE")
+    """Whether an extension run can continue ``version``, as its kind says (``kind.extendable``):
+    BPE of our core, or a SentencePiece or ``tokenizer.json`` model whose type, read from its
+    stored canonical file, is BPE."""
+    return version.kind.extendable(version.canonical_content())
 
 
 def extendable_parent(ref: str) -> TokenizerVersion:
@@ -65,12 +55,8 @@ def start_extension_run(*, extends: str, corpora, vocab_size: int, min_frequency
     if vocab_size is None or int(vocab_size) <= parent.vocab_size:
         raise Invalid(f"vocab_size {vocab_size} must be above the {parent.vocab_size:,} tokens of "
                       f"{parent.label}: an extension only adds tokens", field="vocab_size")
-    if sweep and parent.algorithm in LIBRARY_KINDS:
-        raise Invalid("a sweep of a SentencePiece or tokenizer.json extension is not built: "
-                      "leave the sweep out", field="sweep")
-    if sweep and parent.kind.has_alphabet:
-        raise Invalid("a sweep of a character-level extension is not built (its new characters "
-                      "come before its new merges): leave the sweep out", field="sweep")
+    if sweep and not parent.kind.sweeps:
+        raise Invalid(f"{parent.kind.no_sweep_reason}: leave the sweep out", field="sweep")
     bad_sweep = [size for size in sweep if size <= parent.vocab_size]
     if bad_sweep:
         raise Invalid(f"sweep size {bad_sweep[0]} must be above the {parent.vocab_size:,} "

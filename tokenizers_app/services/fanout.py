@@ -1,6 +1,6 @@
 """Counting a large corpus on several workers: one count task per byte range, then one merge task.
-Byte-level BPE counts pre-tokens, character-level BPE words (``char_bpe.count_words_range``);
-both cut the corpus at the same safe points (after a newline or a special token).
+Each kind counts its own way (``kind.count_range``: byte-level BPE pre-tokens, character-level
+BPE words); all cut the corpus at safe points (after a newline or a special token).
 
 A Celery chord needs a result backend, and job state lives in the database instead: each count
 task marks its ``CountPart`` done, and the one that finishes the last part (decided under a lock
@@ -18,11 +18,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from ..bpe.char_bpe import count_words_range
-from ..bpe.counting import add_counts, count_range, plan_ranges, scaled
-from ..bpe.trainers import train_counted
+from ..bpe.counting import add_counts, plan_ranges, scaled
 from ..bpe.training import Ticker
-from ..models import Corpus, CountPart, Kind, TrainingRun
+from ..models import Corpus, CountPart, TrainingRun
 from ..storage import ObjectRanges, get_store
 from .attempts import LostRun, RunReporter, recording_outcome, save_training_result
 from .extension_results import extend_counts
@@ -34,7 +32,7 @@ Status, Stage = TrainingRun.Status, TrainingRun.Stage
 
 def fan_out_counting(*, run: TrainingRun) -> None:
     """Split the run's corpora into byte ranges at safe cuts and enqueue one count task each."""
-    pattern = run.pattern if run.algorithm == Kind.BYTE_BPE else "gpt2"  # cut at lines
+    pattern = run.kind.cut_pattern(run.params)  # where a part may end
     ranges = [(corpus, start, end) for corpus in run.corpora.order_by("name")
               for start, end in plan_ranges(corpus_ranges(corpus), pattern,
                                             run.special_tokens, settings.FANOUT_PART_BYTES)]
@@ -64,13 +62,7 @@ def count_corpus_part(*, part_id: int, worker: str = "") -> None:
         def tick(done, total):  # noqa: E306
             ticker(Stage.COUNT, done, total)
         source = corpus_ranges(part.corpus)  # only this part's bytes are read (one ranged read)
-        if run.algorithm == Kind.CHAR_BPE:  # words (lowercased when asked), not pre-tokens
-            params = run.params
-            counts = count_words_range(source, part.start, part.end, params.split,
-                                       params.lowercase, params.special_tokens, tick)
-        else:
-            counts = count_range(source, part.start, part.end, run.pattern,
-                                 run.special_tokens, tick)
+        counts = run.kind.count_range(source, part.start, part.end, run.params, tick)
         name = _part_counts_name(part)
         # written whole or not at all (a full disk fails the attempt in words)
         get_store().write_bytes(name, json.dumps(counts, ensure_ascii=False).encode())
@@ -115,9 +107,9 @@ def merge_counted_run(*, run_id: int, attempt: int) -> None:
         if run.extends_id is not None:  # an extension run (services.extensions)
             result = extend_counts(run=run, counts=counts, reporter=reporter)
         else:
-            result = train_counted(counts, run.params, progress=reporter.progress,
-                                   should_stop=reporter.should_stop,
-                                   max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
+            result = run.kind.train_counted(counts, run.params, progress=reporter.progress,
+                                            should_stop=reporter.should_stop,
+                                            max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES)
         save_training_result(run=run, reporter=reporter, result=result)
     if not settings.FANOUT_KEEP_COUNTS:
         _remove_part_files(run_id, attempt)  # only this attempt's: a newer one may be counting

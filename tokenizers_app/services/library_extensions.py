@@ -13,11 +13,10 @@ from ..bpe.corpus import iter_documents
 from ..bpe.training import CountProgress, Ticker
 from ..engines.library_extension import Learned, learn_pieces
 from ..engines.sandbox import unb64
-from ..models import Kind, TrainingRun
+from ..models import TrainingRun
 from ..models.engine_versions import read_engine_files_checked
 
 BATCH_CHARS = 256 * 1024  # text per request to the child: well within its time per request
-FILE_NAMES = {Kind.SENTENCEPIECE: "tokenizer.model", Kind.HF: "tokenizer.json"}
 
 
 @dataclass
@@ -50,8 +49,8 @@ def extend_library_files(*, run: TrainingRun, paths, reporter) -> LibraryExtensi
     learned = learn_pieces(words, parent.vocab, wanted, run.min_frequency, ticker)
     data = unb64(parent._ask("extend_file", additions=[a.to_json()
                                                         for a in learned.additions])["data"])
-    kind = parent_version.algorithm
-    child = read_engine_files_checked({FILE_NAMES[kind]: data}, kind)
+    kind = run.kind
+    child = read_engine_files_checked({kind.file_name: data}, kind.name)
     check_keeps_parent(parent, child, learned)
     merges = [(a.left, a.right) for a in learned.additions if a.left is not None]
     return LibraryExtensionResult(child, merges, learned.stop_reason)

@@ -11,12 +11,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ..bpe.trainers import train
 from ..bpe.parameters import check_training_parameters
 from ..bpe.pattern_check import check_pattern
 from ..bpe.pretokenize import PreTokenizer
+from ..engines.registry import DEFAULT_KIND, kind_named
 from ..errors import Damaged, NotFound
-from ..models import Corpus, Kind, TrainingRun, check_name
+from ..models import Corpus, TrainingRun, check_name
 from ..storage import get_store, local_copy
 from .attempts import RunReporter, recording_outcome, save_training_result
 from .corpus_weights import resolve_corpora, weighted_names
@@ -33,15 +33,16 @@ Status = TrainingRun.Status
 
 def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special_tokens=None,
                        pattern: str | None = None, min_frequency: int = 1, sweep=(),
-                       algorithm: str = Kind.BYTE_BPE, lowercase: bool | None = None,
+                       algorithm: str = DEFAULT_KIND, lowercase: bool | None = None,
                        split: str | None = None, min_word_frequency: int | None = None,
                        created_by=OPERATOR) -> TrainingRun:
     """Validate the parameters, commit the run row, and enqueue its task once committed.
 
     ``corpora``: Corpus objects or corpus names. ``sweep``: smaller vocab sizes to register as
-    versions too, from the merge prefixes of the same run. ``algorithm``: ``byte_bpe`` (with
-    ``pattern``) or ``char_bpe`` (with ``lowercase``, ``split``, ``min_word_frequency``); None
-    is "not given", and a parameter of the other algorithm given is refused. The core checks the
+    versions too, from the merge prefixes of the same run. ``algorithm``: a kind that trains
+    (``engines.registry``; byte-level BPE with ``pattern``, character-level BPE with
+    ``lowercase``, ``split``, ``min_word_frequency``); None is "not given", and a parameter of
+    another algorithm given is refused. The core checks the
     parameters (``bpe.parameters``); the registry adds only its bounds, ``MAX_VOCAB_SIZE`` and
     ``MAX_SWEEP_SIZES``.
     ``created_by`` trains into a tokenizer it owns (or any, as staff), or a new one that it then
@@ -56,7 +57,7 @@ def start_training_run(*, corpora, tokenizer_name: str, vocab_size: int, special
         max_vocab_size=settings.MAX_VOCAB_SIZE, max_sweep_sizes=settings.MAX_SWEEP_SIZES)
     names, weights = weighted_names(corpora)
     corpora = resolve_corpora(names)
-    if params.algorithm != Kind.CHAR_BPE:
+    if kind_named(params.algorithm).has_regex:
         check_pattern_on_samples(params.pattern, corpora)
     unsent: list[Exception] = []
     with transaction.atomic():
@@ -127,9 +128,10 @@ def execute_training_run(*, run_id: int) -> None:
             if run.extends_id is not None:  # an extension run (services.extensions)
                 result = extend_files(run=run, paths=paths, reporter=reporter)
                 return save_training_result(run=run, reporter=reporter, result=result)
-            result = train(paths, run.params, progress=reporter.progress,
-                           should_stop=reporter.should_stop,
-                           max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES, weights=weights)
+            result = run.kind.train(paths, run.params, progress=reporter.progress,
+                                    should_stop=reporter.should_stop,
+                                    max_pretoken_bytes=settings.MAX_PRETOKEN_BYTES,
+                                    weights=weights)
         save_training_result(run=run, reporter=reporter, result=result)
 
 

@@ -149,14 +149,15 @@ def rerun_params(run: TrainingRun, corpora: list) -> dict:
               "algorithm": params["algorithm"], "vocab_size": params["vocab_size"],
               "min_frequency": params["min_frequency"],
               "special_tokens": "\n".join(params["special_tokens"]), "sweep": sweep}
-    if params["algorithm"] == "char_bpe":
-        return {**common, "split": params["split"],
-                "min_word_frequency": params["min_word_frequency"],
-                **({"lowercase": "on"} if params["lowercase"] else {})}
-    pattern = params["pattern"]
-    named = pattern in {value for value, _ in PATTERNS if value != "custom"}
-    return {**common, "pattern": pattern if named else "custom",
-            "custom_pattern": "" if named else pattern}
+    own = run.kind.parameter_fields  # the kind's own parameters, as the form's fields
+    if "pattern" in own:  # a named pattern, or the custom regex
+        pattern = params["pattern"]
+        named = pattern in {value for value, _ in PATTERNS if value != "custom"}
+        common.update(pattern=pattern if named else "custom",
+                      custom_pattern="" if named else pattern)
+    return {**common, **{name: params[name] for name in own
+                         if name not in ("pattern", "lowercase")},
+            **({"lowercase": "on"} if "lowercase" in own and params["lowercase"] else {})}
 
 
 @login_required

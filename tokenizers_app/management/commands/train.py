@@ -1,7 +1,7 @@
 """``manage.py train --corpus NAME[:WEIGHT] --tokenizer NAME --vocab-size N [--wait]
 [--user NAME]``;
-character-level BPE: ``--algorithm char_bpe [--lowercase] [--split word_punct]
-[--min-word-frequency N]``; an extension run: ``--extends NAME@REF --corpus NAME --vocab-size N``
+another kind (``--algorithm``; character-level BPE: ``[--lowercase] [--split word_punct]
+[--min-word-frequency N]``); an extension run: ``--extends NAME@REF --corpus NAME --vocab-size N``
 (the parent's tokenizer, pattern, split and special tokens are kept)."""
 
 import time
@@ -51,23 +51,26 @@ class Command(BaseCommand):
                             help="extend this version: continue its merges on the corpora, "
                                  "keeping every id; a new version of the same tokenizer")
         parser.add_argument("--vocab-size", type=int, required=True,
-                            help="all tokens: special tokens + 256 bytes (byte_bpe) or the "
-                                 "alphabet (char_bpe) + merges")
+                            help="all tokens: special tokens + 256 bytes (byte-level) or the "
+                                 "alphabet (character-level) + merges")
         parser.add_argument("--algorithm", default=DEFAULT_KIND,
                             choices=[name for name, _ in trained_kind_choices()],
-                            help="byte_bpe (default) or char_bpe (characters + '</w>', <unk>)")
+                            help="; ".join(f"{name}: {label}" for name, label
+                                           in trained_kind_choices())
+                            + f" (default {DEFAULT_KIND})")
         parser.add_argument("--special-token", action="append", default=None,
                             dest="special_tokens",
                             help="a special token, e.g. '<|endoftext|>' (repeat for several; "
-                                 "char_bpe: default and required '<unk>')")
+                                 "character-level: default and required '<unk>')")
         parser.add_argument("--pattern", default=None,
-                            help="byte_bpe: gpt2 (default), gpt4, none, or a custom regex")
+                            help="byte-level: gpt2 (default), gpt4, none, or a custom regex")
         parser.add_argument("--lowercase", action="store_true", default=None,
-                            help="char_bpe: lowercase words before training and encoding")
+                            help="character-level: lowercase words before training and "
+                                 "encoding")
         parser.add_argument("--split", default=None,
-                            help="char_bpe: whitespace (default) or word_punct")
+                            help="character-level: whitespace (default) or word_punct")
         parser.add_argument("--min-word-frequency", type=int, default=None,
-                            help="char_bpe: drop words rarer than this (default 1)")
+                            help="character-level: drop words rarer than this (default 1)")
         parser.add_argument("--min-frequency", type=int, default=1)
         parser.add_argument("--sweep", type=int, action="append", default=[],
                             help="also register this smaller vocab size from the same run (repeat)")
@@ -92,7 +95,7 @@ class Command(BaseCommand):
     def start(self, options) -> TrainingRun:
         if options["extends"]:
             given = [flag for name, flag in KEPT_FROM_PARENT.items() if options[name] is not None]
-            if given or options["algorithm"] != "byte_bpe":
+            if given or options["algorithm"] != DEFAULT_KIND:
                 raise CommandError(f"{(given or ['--algorithm'])[0]} is kept from the parent "
                                    f"{options['extends']}: an extension run takes --corpus, "
                                    f"--vocab-size, --min-frequency and --sweep")

@@ -5,14 +5,17 @@
   var form = document.getElementById("run-form");
   if (!form) return;
   var specials = form.querySelector("textarea[name=special_tokens]");
-  var defaults = {byte_bpe: "<|endoftext|>", char_bpe: "<unk>"};
-  function chosen() {
-    var checked = form.querySelector("input[name=algorithm]:checked");
-    return checked ? checked.value : "byte_bpe";
+  var groups = form.querySelectorAll(".algorithm-fields");
+  var defaults = {};  // each kind's default special tokens, as its group carries them
+  groups.forEach(function (group) { defaults[group.dataset.algorithm] = group.dataset.specials; });
+  function chosen() {  // none chosen: the first kind (the default)
+    var checked = form.querySelector("input[name=algorithm]:checked") ||
+      form.querySelector("input[name=algorithm]");
+    return checked ? checked.value : "";
   }
   function show(changed) {
     var algorithm = chosen();
-    form.querySelectorAll(".algorithm-fields").forEach(function (group) {
+    groups.forEach(function (group) {
       group.hidden = group.dataset.algorithm !== algorithm;
     });
     // the other algorithm's default special tokens, untouched: this one's default instead
