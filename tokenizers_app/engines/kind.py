@@ -52,6 +52,10 @@ class TokenizerKind:
         file, for a kind kept as one; b"" for the others): a merge order to continue."""
         return self.trains
 
+    def prefix(self, tokenizer, vocab_size: int):
+        """The version a sweep keeps at ``vocab_size``, from a run's full tokenizer."""
+        raise ValueError(f"a {self.label} run does not sweep")
+
     # storing and loading
     def digest(self, tokenizer) -> str:
         """The content's name: two versions with one digest are the same version."""
