@@ -56,6 +56,12 @@ class TokenizerKind:
         """The version a sweep keeps at ``vocab_size``, from a run's full tokenizer."""
         raise ValueError(f"a {self.label} run does not sweep")
 
+    def extension_prefix(self, full, vocab_size: int, *, parent_vocab_size: int):
+        """The version a sweep of an extension run keeps at ``vocab_size`` (kinds that
+        ``sweeps``)."""
+        raise ValueError(self.no_sweep_reason or f"a sweep of a {self.label} extension is "
+                                                 f"not built")
+
     # storing and loading
     def digest(self, tokenizer) -> str:
         """The content's name: two versions with one digest are the same version."""
@@ -137,10 +143,6 @@ class CoreKind(TokenizerKind):
 
     trains = True
     fans_out = True
-
-    def extension_prefix(self, full, vocab_size: int, *, parent_vocab_size: int):
-        raise ValueError(self.no_sweep_reason or f"a sweep of a {self.label} extension is "
-                                                 f"not built")
 
     def has_merge_tree(self, tokenizer) -> bool:
         return True  # its bytes or characters, merged

@@ -8,6 +8,7 @@ import pytest
 from tests.registry.helpers import train
 from tokenizers_app.bpe import parameters as parameters_module
 from tokenizers_app.bpe.parameters import TrainingParameters
+from tokenizers_app.engines.registry import DEFAULT_KIND, kind_named
 from tokenizers_app.services import runs
 from tokenizers_app.shapes import RunOut
 from tokenizers_app.views.runs import rerun_params
@@ -38,13 +39,14 @@ def checks(monkeypatch):
 def test_the_parameters_are_checked_once_stored_whole_and_passed_whole(corpus, monkeypatch,
                                                                        checks, kwargs):
     given = []
-    real_train = runs.train
+    kind = kind_named(kwargs.get("algorithm", DEFAULT_KIND))  # the run's kind trains it
+    real_train = type(kind).train
 
-    def trainer(source, params, **io):
+    def trainer(self, source, params, **io):
         given.append(params)
-        return real_train(source, params, **io)
+        return real_train(self, source, params, **io)
 
-    monkeypatch.setattr(runs, "train", trainer)
+    monkeypatch.setattr(type(kind), "train", trainer)
     run = train(corpus, vocab_size=400, **kwargs)
 
     assert run.status == "succeeded", run.error

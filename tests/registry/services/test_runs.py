@@ -322,12 +322,12 @@ def test_the_reaper_sends_a_queued_run_again_when_its_task_seems_lost(
 def test_a_run_stopped_by_the_task_time_limit_fails_saying_so(corpus, settings, monkeypatch):
     from celery.exceptions import SoftTimeLimitExceeded
 
-    from tokenizers_app.services import runs
+    from tokenizers_app.engines.registry import ByteBPE
 
     def runaway(*args, **kwargs):
         raise SoftTimeLimitExceeded()
 
-    monkeypatch.setattr(runs, "train", runaway)
+    monkeypatch.setattr(ByteBPE, "train", runaway)  # the run's kind trains it
     settings.TASK_TIME_LIMIT_SECONDS = 3600
     run = train(corpus)
     assert run.status == Status.FAILED and not TokenizerVersion.objects.exists()
@@ -337,7 +337,7 @@ def test_a_run_stopped_by_the_task_time_limit_fails_saying_so(corpus, settings, 
 
 def test_a_library_panic_in_a_run_fails_it_in_words(corpus, monkeypatch):
     from tests.registry.services.test_evaluations import panicking_engine
-    from tokenizers_app.services import runs
+    from tokenizers_app.engines.registry import ByteBPE
 
     try:
         panicking_engine().encode_ordinary("x" * 40)
@@ -347,7 +347,7 @@ def test_a_library_panic_in_a_run_fails_it_in_words(corpus, monkeypatch):
     def train_bpe_that_panics(*args, **kwargs):
         raise panic
 
-    monkeypatch.setattr(runs, "train", train_bpe_that_panics)
+    monkeypatch.setattr(ByteBPE, "train", train_bpe_that_panics)
     run = train(corpus, "after-panic")
     assert run.status == Status.FAILED and type(panic).__name__ == "PanicException"
     assert run.error.startswith("the tokenizer's library failed (it panicked) during this run: ")
