@@ -48,7 +48,8 @@ args = json.loads(sys.argv[1])
 start = time.perf_counter()
 if args["mode"] == "extend":
     parent = load_tokenizer(args["parent"])
-    result = extend_bpe(parent, Path(args["corpus"]), check_training_parameters(vocab_size=len(parent.vocab) + args["new"]))
+    params = check_training_parameters(vocab_size=len(parent.vocab) + args["new"])
+    result = extend_bpe(parent, Path(args["corpus"]), params)
 else:
     result = train_bpe(Path(args["corpus"]), args["vocab_size"], special_tokens=["<|endoftext|>"])
 seconds = time.perf_counter() - start

@@ -165,8 +165,8 @@ class RunForm(forms.Form):
     def kind_fieldsets(self):
         """``(kind, its special tokens' default, its fields)`` per kind that trains: the
         page's groups of one kind's fields."""
-        return [(kind, DEFAULT_SPECIALS[kind.name], [self[name] for name in KIND_FIELDS[kind.name]])
-                for kind in TRAINED_KINDS]
+        return [(kind, DEFAULT_SPECIALS[kind.name],
+                 [self[name] for name in KIND_FIELDS[kind.name]]) for kind in TRAINED_KINDS]
 
     def common_fields(self):
         own = {name for fields in KIND_FIELDS.values() for name in fields}

@@ -39,7 +39,8 @@ TRAINED = Literal[tuple(name for name, _ in trained_kind_choices())]  # type: ig
 
 class RunIn(Body):
     """``algorithm``: a kind that trains: byte-level BPE (the default; ``pattern``, default
-    gpt2) or character-level BPE (``lowercase``, default false; ``split``: whitespace, the default, or word_punct;
+    gpt2) or character-level BPE (``lowercase``, default false; ``split``: whitespace, the
+    default, or word_punct;
     ``min_word_frequency``, default 1; ``special_tokens`` default ``["<unk>"]`` and must hold
     it). A field of the other algorithm is a 400 naming it; a field no run takes, a 422.
 

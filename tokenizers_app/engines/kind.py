@@ -167,6 +167,11 @@ class FileKind(TokenizerKind):
 
     no_sweep_reason = "a sweep of a SentencePiece or tokenizer.json extension is not built"
 
+    def extended_file(self, data: bytes, additions: list) -> bytes:
+        """Its canonical file with the pieces an extension learned appended (the
+        ``library_extension.Addition``s, in order), as its library writes it."""
+        raise NotImplementedError
+
     def model_type(self, canonical: bytes) -> str:
         """The model type its canonical file names (``"BPE"``, ``"Unigram"``, ...)."""
         raise NotImplementedError

@@ -4,8 +4,8 @@ existing one, so a model trained on the parent only grows its embedding matrix.
 
 The work is split by where the library may run (``sandbox``): the library runs only in a
 sandbox child, which segments the new corpus (``segment_counts``) and writes the child's file
-(``extended_file``); the worker learns the new pieces in plain Python and our merge loop
-(``learn_pieces``), never loading the library.
+(``FileKind.extended_file``); the worker learns the new pieces in plain Python and our merge
+loop (``learn_pieces``), never loading the library.
 
 - **Segmentation** is the library's own: each line encoded by the parent, its pieces cut into
   words before every piece that begins a word (``▁``) and, for a ``tokenizer.json`` with a
@@ -137,17 +137,7 @@ def _pretokens(engine, texts: list[str]):
             yield [token_id for token_id, _ in run]
 
 
-def extended_file(kind: str, data: bytes, additions: list[Addition]) -> bytes:
-    """The child's file: the parent's ``data`` with ``additions`` appended (``sentencepiece``:
-    a ``.model`` edited through the library's protobuf; ``hf``: a ``tokenizer.json``)."""
-    if kind == "sentencepiece":
-        return _extended_model(data, additions)
-    if kind == "hf":
-        return _extended_json(data, additions)
-    raise ValueError(f"a {kind} file is not extended here")
-
-
-def _extended_model(data: bytes, additions: list[Addition]) -> bytes:
+def extended_model(data: bytes, additions: list[Addition]) -> bytes:
     from sentencepiece import sentencepiece_model_pb2 as model_pb2
 
     model = model_pb2.ModelProto()
@@ -162,7 +152,7 @@ def _extended_model(data: bytes, additions: list[Addition]) -> bytes:
     return model.SerializeToString()
 
 
-def _extended_json(data: bytes, additions: list[Addition]) -> bytes:
+def extended_json(data: bytes, additions: list[Addition]) -> bytes:
     doc = json.loads(data)
     model = doc["model"]
     vocab: dict[str, int] = model["vocab"]

@@ -32,6 +32,7 @@ from ..bpe.pattern_check import check_pattern
 from . import kinds as descriptions
 from .files import HF_FILE, transformers_config
 from .hf import HFEngine
+from .library_extension import extended_json, extended_model
 from .kind import FILE, ROWS, CoreKind, FileKind, TokenizerKind
 from .spm import SentencePieceEngine, model_type, normalization_rule
 from .training import ByteTraining, CharTraining
@@ -113,6 +114,9 @@ class HuggingFace(FileKind):
     engine = HFEngine
     file_name = HF_FILE
 
+    def extended_file(self, data: bytes, additions: list) -> bytes:
+        return extended_json(data, additions)  # a tokenizer.json's model and vocab
+
     def model_type(self, canonical: bytes) -> str:
         return (_hf_doc(canonical).get("model") or {}).get("type") or ""
 
@@ -162,6 +166,9 @@ class SentencePiece(FileKind):
     library_name = "SentencePiece"
     engine = SentencePieceEngine
     file_name = "tokenizer.model"
+
+    def extended_file(self, data: bytes, additions: list) -> bytes:
+        return extended_model(data, additions)  # through the library's protobuf
 
     def model_type(self, canonical: bytes) -> str:
         return model_type(canonical)

@@ -88,11 +88,13 @@ def _handle(message: dict, engines: _Engines) -> dict:
         return {"texts": engine.decode_batch(message["batch"])}
     if op in ("segment", "extend_file"):  # an extension run of this model (library_extension)
         from . import library_extension as extension
+        from .registry import kind_named
 
         if op == "segment":
             return {"words": extension.segment_counts(engine, message["texts"])}
         additions = [extension.Addition.from_json(row) for row in message["additions"]]
-        return {"data": b64(extension.extended_file(kind, engine.canonical, additions))}
+        return {"data": b64(kind_named(kind).extended_file(engine.canonical,
+                                                                 additions))}
     if op == "totals":  # an evaluation's batch of documents: its totals, never its tokens
         from .evaluation import documents_totals
 

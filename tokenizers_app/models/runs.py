@@ -17,8 +17,8 @@ from .corpora import Corpus
 
 
 # The kinds of tokenizer, one enum derived from the registry (``engines.registry.KINDS``):
-# ``Kind.<NAME>`` is a kind's stored name. The fields' choices are the registry's own functions, read
-# each time they are asked, so a kind registered later is a choice too.
+# ``Kind.<NAME>`` is a kind's stored name. The fields' choices are the registry's own
+# functions, read each time they are asked, so a kind registered later is a choice too.
 Kind = models.TextChoices("Kind", [(name.upper(), (name, label)) for name, label in kind_choices()])
 
 
