@@ -190,3 +190,14 @@ def test_a_kind_registered_in_a_test_trains_through_the_registry(trained_byte_ki
     version = run.versions.get()
     assert version.kind is trained_byte_kind and version.vocab_size == 4
     assert version.load_tokenizer().vocab == {0: b"\n", 1: b"a", 2: b"b", 3: b"c"}
+
+
+def test_whether_a_kind_extends_and_sweeps_is_the_kinds_to_say():
+    hf = kind_named("hf")
+    assert hf.extendable(json.dumps({"model": {"type": "BPE"}}).encode())  # its file's type
+    assert not hf.extendable(json.dumps({"model": {"type": "WordPiece"}}).encode())
+    assert not hf.extendable(b"not json") and not hf.fans_out
+    assert kind_named("byte_bpe").extendable(b"") and kind_named("char_bpe").extendable(b"")
+    assert kind_named("byte_bpe").sweeps and not kind_named("char_bpe").sweeps
+    assert not hf.sweeps and not kind_named("sentencepiece").sweeps
+    assert kind_named("char_bpe").default_special_tokens == ("<unk>",)
