@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..bpe.char_bpe import count_words_range, merge_chars, prefix_char_tokenizer, train_chars
+from ..bpe.char_bpe import (CharTrainResult, count_words_range, merge_chars,
+                            prefix_char_tokenizer, train_chars)
 from ..bpe.char_tokenizer import UNK
 from ..bpe.char_extension import extend_char_bpe, extend_char_from_counts
 from ..bpe.counting import count_range
 from ..bpe.extension import extend_bpe, extend_from_counts
 from ..bpe.parameters import BYTE_ONLY, CHAR_ONLY, TrainingParameters
-from ..bpe.training import merge_bytes, prefix_tokenizer, train_bytes
+from ..bpe.training import TrainResult, merge_bytes, prefix_tokenizer, train_bytes
 from .kind import CoreKind
+
+Trained = TrainResult | CharTrainResult  # what a core kind's trainers return
 
 
 class ByteTraining(CoreKind):

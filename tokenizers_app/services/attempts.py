@@ -13,10 +13,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ..bpe import TrainingCancelled, TrainResult
-from ..bpe.char_bpe import CharTrainResult
+from ..bpe import TrainingCancelled
 from ..bpe.compiled import CORE_PATH
 from ..engines import kind_of
+from ..engines.training import Trained
 from ..errors import REFUSALS, is_disk_full, is_library_panic, panic_words
 from ..models import TokenizerVersion, TrainingRun
 from .extension_results import sweep_prefix
@@ -130,7 +130,7 @@ def _fail(run: TrainingRun, error: str) -> None:
 
 
 def save_training_result(*, run: TrainingRun, reporter: RunReporter,
-                         result: TrainResult | CharTrainResult) -> None:
+                         result: Trained) -> None:
     """Save the run's versions (the full vocab size, and each sweep size) and mark it succeeded,
     in one transaction; a cancel that arrived meanwhile wins and nothing is saved."""
     reporter.progress(Stage.SAVE, 0, 1)
