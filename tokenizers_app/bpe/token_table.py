@@ -105,7 +105,7 @@ class TokenTable:
 
 def ints_json(values: list) -> str:
     """``json.dumps(values)`` of a list of ints, or of pairs of ints, written by ``orjson``
-    (several times faster) with ``json.dumps``' separator put back: a comma can only be a
+    (bench/HISTORY.md) with ``json.dumps``' separator put back: a comma can only be a
     separator there. ``ints_json([(0, 1), (1, 3)]) -> "[[0, 1], [1, 3]]"``."""
     return orjson.dumps(values).replace(b",", b", ").decode()
 
