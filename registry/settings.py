@@ -131,9 +131,14 @@ TEMPLATES = [
 # the lock when its transaction begins, so two writers queue up instead of failing mid-way).
 
 def sqlite_database(path: Path) -> dict:
+    """SQLite's settings; ``SQLITE_CONN_MAX_AGE`` (seconds, 0 by default: a connection per
+    request, as Django's development server needs) keeps a process's connection open between
+    requests, as a Postgres ``DATABASE_URL`` always does (60 s): a single-machine deployment on
+    SQLite served by gunicorn then skips the connect and its pragmas on every request."""
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": path,
+        "CONN_MAX_AGE": env_int("SQLITE_CONN_MAX_AGE", 0),
         "OPTIONS": {
             "transaction_mode": "IMMEDIATE",
             "timeout": 30,

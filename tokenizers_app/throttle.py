@@ -63,17 +63,29 @@ def seconds_to_wait(scope: str, client: str) -> int:
     now = time.time()
     key = f"throttle:{scope}:{client}:{int(now // period)}"
     try:
-        cache.add(key, 0, timeout=period + 1)
-        count = cache.incr(key)
-    except ValueError:  # the window ended between add and incr: a new one begins
-        cache.add(key, 1, timeout=period + 1)
-        return 0
+        count = window_count(key, period)
     except Exception as error:  # noqa: BLE001 - a cache that does not answer lets requests pass
         log.warning("throttling skipped: the cache does not answer (%s)", type(error).__name__)
         return 0
     if count <= limit:
         return 0
     return max(1, int(period - now % period))
+
+
+def window_count(key: str, period: int) -> int:
+    """Add one to the window's count and give it: an increment alone while the window's key
+    exists (one cache call on the way of every request), else the key added at 1; when another
+    process added it first, the increment again."""
+    try:
+        return cache.incr(key)
+    except ValueError:  # no count yet in this window
+        if cache.add(key, 1, timeout=period + 1):
+            return 1
+    try:
+        return cache.incr(key)
+    except ValueError:  # the window ended between add and incr: a new one begins
+        cache.add(key, 1, timeout=period + 1)
+        return 1
 
 
 class ThrottleMiddleware:

@@ -116,3 +116,22 @@ def test_a_nul_byte_in_the_address_or_a_name_is_refused_not_a_server_error(clien
                           **bearer(registry["member_key"]))
     # SQLite looks the name up and finds nothing (404); Postgres cannot compare it (400)
     assert refused.status_code in (400, 404) and "detail" in refused.json()
+
+
+def test_an_encode_by_alias_follows_the_alias_when_staff_move_it(client, registry):
+    """The encode looks a version up by its digest alone and loads the rest of the row only
+    when this process has not loaded it: each answer is still that of the alias's version of
+    the moment, byte for byte."""
+    from tokenizers_app.services.staff import move_alias
+
+    url = "/api/tokenizers/prose-bpe/versions/production/encode"
+    text = "Hello there, the registry encodes this. " * 20
+    answers = []
+    for version in (registry["small"], registry["large"], registry["small"]):
+        move_alias(version=version, name="production", user=registry["staff"])
+        response = client.post(url, json.dumps({"text": text}), content_type="application/json")
+        assert response.status_code == 200
+        expected = version.load_tokenizer().encoding_json(text)
+        assert response.content.decode() == expected
+        answers.append(response.content)
+    assert answers[0] != answers[1] and answers[0] == answers[2]

@@ -135,7 +135,9 @@ def encode(request, name: str, ref: str, body: EncodeIn):
                        f"{settings.API_ENCODE_MAX_CHARS} per request (API_ENCODE_MAX_CHARS)",
                        field="text")
     check_text(body.text)
-    tokenizer = TokenizerVersion.objects.resolve(f"{name}@{ref}").cached_tokenizer()
+    # the row's digest alone (its other columns are read only if this process loads it)
+    tokenizer = (TokenizerVersion.objects.only("pk", "digest").resolve(f"{name}@{ref}")
+                 .cached_tokenizer())
     check_special_lists(tokenizer.special_tokens, allowed_special=body.allowed_special,
                         disallowed_special=body.disallowed_special)
     allowed = body.allowed_special if body.allowed_special == "all" else set(body.allowed_special)

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from itertools import accumulate, islice
 
+import orjson
+
 from .display import token_text
 
 ById = list | dict  # a list indexed by id when the ids are dense, else a dict by id
@@ -84,14 +86,28 @@ class TokenTable:
         when given, are used as they are (an engine's, whose tokens are pieces, not bytes)."""
         tokens = ", ".join(map(self.json_texts.__getitem__, ids))
         spans = self._spans_json(ids) if spans is None else json.dumps(spans)
-        return f'{{"ids": {json.dumps(ids)}, "tokens": [{tokens}], "spans": {spans}}}'
+        return f'{{"ids": {ints_json(ids)}, "tokens": [{tokens}], "spans": {spans}}}'
 
     def _spans_json(self, ids: Sequence[int]) -> str:
-        """``json.dumps(self.spans_of(ids))``, joined rather than dumped (bench/HISTORY.md)."""
+        """``json.dumps(self.spans_of(ids))``, written in C (bench/HISTORY.md): the offsets laid
+        out flat as ``start, end, -1, start, end, -1, ...`` (a list filled by slices, no pair
+        built), dumped by ``orjson``, and each ``,-1,`` (no offset is negative) made the
+        ``], [`` between two spans."""
         if not ids:
             return "[]"
-        offsets = list(map(str, accumulate(map(self.lengths.__getitem__, ids), initial=0)))
-        return f'[[{"], [".join(map(", ".join, zip(offsets, islice(offsets, 1, None))))}]]'
+        offsets = list(accumulate(map(self.lengths.__getitem__, ids), initial=0))
+        flat = [-1] * (3 * len(offsets) - 4)
+        flat[0::3] = offsets[:-1]
+        flat[1::3] = offsets[1:]
+        pairs = orjson.dumps(flat).replace(b",-1,", b"],[").replace(b",", b", ")
+        return f"[{pairs.decode()}]"
+
+
+def ints_json(values: list) -> str:
+    """``json.dumps(values)`` of a list of ints, or of pairs of ints, written by ``orjson``
+    (bench/HISTORY.md) with ``json.dumps``' separator put back: a comma can only be a
+    separator there. ``ints_json([(0, 1), (1, 3)]) -> "[[0, 1], [1, 3]]"``."""
+    return orjson.dumps(values).replace(b",", b", ").decode()
 
 
 class BytesVocab:

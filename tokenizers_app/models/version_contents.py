@@ -64,6 +64,8 @@ class VersionContents:
             with _LOADING:  # one load at a time: N threads loading N big versions at once
                 tokenizer = _LOADED.get(self.digest)  # would hold N times the budget
                 if tokenizer is None:
+                    if self.get_deferred_fields():  # looked up by digest alone: one query
+                        self.refresh_from_db(fields=list(self.get_deferred_fields()))
                     tokenizer = _LOADED.put(self.digest, self.load_tokenizer(web=True))
         return tokenizer
 
