@@ -69,9 +69,10 @@ def extend_char_from_counts(parent: CharBPETokenizer, counts: dict[str, int], vo
     first = max(vocab) + 1
     vocab.update((first + n, left + right) for n, (left, right) in enumerate(merges))
     parent_counts = parent.merge_counts or [None] * len(parent.merges)
-    return CharExtensionResult(vocab, parent.symbol_merges + merges, list(parent_counts) + merge_counts,
-                               parent.special_tokens, parent.suffix, parent.lowercase,
-                               parent.pattern, stop_reason(len(merges), wanted, min_frequency),
+    return CharExtensionResult(vocab, parent.symbol_merges + merges,
+                               list(parent_counts) + merge_counts, parent.special_tokens,
+                               parent.suffix, parent.lowercase, parent.pattern,
+                               stop_reason(len(merges), wanted, min_frequency),
                                unk_token=parent.unk_token)
 
 

@@ -60,7 +60,8 @@ class CharBPETokenizer:
 
     algorithm = "char_bpe"
 
-    def __init__(self, vocab: dict[int, str | bytes], merges: list[tuple[str | bytes, str | bytes]],
+    def __init__(self, vocab: dict[int, str | bytes],
+                 merges: list[tuple[str | bytes, str | bytes]],
                  special_tokens: list[str], unk_token: str = UNK,
                  end_of_word_suffix: str = "</w>", lowercase: bool = False,
                  split: str = "whitespace", merge_counts: list[int] | None = None):
