@@ -77,7 +77,7 @@ def test_lowercase_folds_training_and_encoding():
     assert all(text == text.lower() for text in result.vocab.values())
     tokenizer = result.tokenizer()
     assert tokenizer.encode_ordinary("LOW") == tokenizer.encode_ordinary("low")
-    assert [tokenizer.vocab[i] for i in tokenizer.encode_ordinary("LOW")] == ["low</w>"]
+    assert [tokenizer.symbols[i] for i in tokenizer.encode_ordinary("LOW")] == ["low</w>"]
 
 
 def test_words_rarer_than_min_word_frequency_are_dropped_before_training():
@@ -97,7 +97,7 @@ def test_unseen_characters_and_unseen_word_ends_encode_to_unk_as_in_hugging_face
     result = train_char_bpe(["wa wa"], vocab_size=3)  # no merges: w, a</w>
     tokenizer = result.tokenizer()
     ids = tokenizer.encode_ordinary("wa aw xa")
-    assert [tokenizer.vocab[i] for i in ids] == ["w", "a</w>", "<unk>", "<unk>", "<unk>", "a</w>"]
+    assert [tokenizer.symbols[i] for i in ids] == ["w", "a</w>", "<unk>", "<unk>", "<unk>", "a</w>"]
     assert tokenizer.unknown_count("wa aw xa") == 3
     assert hf_tokenizer(result).encode("wa aw xa", add_special_tokens=False).ids == ids
 
@@ -232,7 +232,7 @@ def test_token_spans_cover_the_characters_each_token_stands_for():
         if token_id == 0:
             assert len(data[start:end].decode()) == 1
         else:
-            assert data[start:end].decode() == tokenizer.vocab[token_id].removesuffix("</w>")
+            assert data[start:end].decode() == tokenizer.symbols[token_id].removesuffix("</w>")
     assert (0, 17, 22) in tokenizer.token_spans(text)  # "<unk>" as the special token
 
 
@@ -264,7 +264,7 @@ def test_the_interface_the_formats_and_metrics_use():
     assert len(tokenizer.merge_counts) == len(tokenizer.merges)
     assert tokenizer.split_words("doesn't!") == ["doesn", "'", "t", "!"]
     last = tokenizer.vocab_size - 1
-    assert tokenizer.token_bytes(last) == "".join(tokenizer.merges[-1]).encode()
+    assert tokenizer.token_bytes(last) == b"".join(tokenizer.merges[-1])
     with pytest.raises(ValueError, match="80"):
         tokenizer.token_bytes(80)
 

@@ -21,7 +21,7 @@ def test_char_extension_equals_the_reference(split):
     parent = train_char_bpe([ENGLISH], 120, split=split).tokenizer()
     new_text = CHINESE + JAPANESE + ENGLISH.upper()
     result = extend_char_bpe(parent, [new_text], sized(260))
-    vocab, merges, counts = reference_extend_char(parent.vocab, parent.merges,
+    vocab, merges, counts = reference_extend_char(parent.symbols, parent.symbol_merges,
                                                   parent.special_tokens, new_text, 260, split)
     assert result.vocab == vocab
     assert result.merges == merges
@@ -34,7 +34,7 @@ def test_every_parent_id_keeps_its_token_and_new_characters_come_first():
     assert all(child.vocab[i] == t for i, t in parent.vocab.items())
     assert child.special_ids == parent.special_ids
     first = max(parent.vocab) + 1
-    assert "我" in child.vocab[first] or child.vocab[first] in CHINESE + "</w>"
+    assert "我" in child.symbols[first] or child.symbols[first] in CHINESE + "</w>"
     assert child.encode_ordinary(ENGLISH) == parent.encode_ordinary(ENGLISH)
     assert child.unk_id not in child.encode_ordinary(CHINESE)
     assert parent.unk_id in parent.encode_ordinary(CHINESE)
@@ -63,7 +63,7 @@ def test_apply_bpe_with_the_extended_codes_cuts_text_as_our_encode(tmp_path):
     child = extend_char_bpe(parent, [CHINESE + JAPANESE], sized(260)).tokenizer()
     [codes, _vocab] = save_tokenizer(child, tmp_path / "snmt", "subword-nmt")
     assert codes.read_text().splitlines()[1:1 + len(parent.merges)] == \
-        [f"{left} {right}" for left, right in parent.merges]  # the parent's codes first
+        [f"{left} {right}" for left, right in parent.symbol_merges]  # the parent's codes first
     lines = [ENGLISH.split("\n")[0], CHINESE, JAPANESE]
     theirs = subword_nmt("apply-bpe", "-c", str(codes), stdin="\n".join(lines) + "\n")
     assert theirs.splitlines() == [segmented(child, line) for line in lines]

@@ -67,7 +67,7 @@ def test_vocab_and_merges_files_reimport_to_the_same_vocab_and_merges(
     back = load_tokenizer(tmp_path / "gpt2")
     assert isinstance(back, CharBPETokenizer) and _same(back, ours)
     merges = (tmp_path / "gpt2" / "merges.txt").read_text(encoding="utf-8").splitlines()
-    assert merges[0] == "#version: 0.2" and merges[1] == " ".join(ours.merges[0])
+    assert merges[0] == "#version: 0.2" and merges[1] == " ".join(ours.symbol_merges[0])
 
 
 def test_char_level_cannot_be_exported_to_byte_level_only_formats():

@@ -79,7 +79,7 @@ def test_words_split_differently_compare_token_bytes_not_ids():
 
 
 def test_a_char_level_and_a_byte_level_version_differ_where_they_cut_a_word():
-    char = {0: "<unk>", 1: "l", 2: "o", 3: "w</w>", 4: "lo", 5: "low</w>"}
+    char = {0: b"<unk>", 1: b"l", 2: b"o", 3: b"w</w>", 4: b"lo", 5: b"low</w>"}
     byte = {1: b" low", 4: b" l", 5: b"ow", 6: b" lo", 7: b"w"}
     per_version = [[("low", 5, [5]), ("lower", 2, [4, 3]), ("lowest", 1, [4, 3])],
                    [("low", 5, [1]), ("lower", 2, [4, 5]), ("lowest", 1, [6, 7])]]

@@ -77,11 +77,11 @@ def test_a_user_trains_compares_and_ships_character_level_bpe(visitor, worker,
     assert "the unknown token" in page.inner_text("#token-detail")
     accessible(tab, "char-playground")
 
-    longest = max((i for i in char.vocab if i not in char.special_ids.values()),
-                  key=lambda i: (len(char.vocab[i]), -i))
+    longest = max((i for i in char.symbols if i not in char.special_ids.values()),
+                  key=lambda i: (len(char.symbols[i]), -i))
     page = tab.go(f"/tokenizers/classic/1/tokens/{longest}/")
     assert page.locator("ol.tree li").count() >= 3
-    assert page.locator(".tok-wordend").count() >= 1 or "</w>" not in char.vocab[longest]
+    assert page.locator(".tok-wordend").count() >= 1 or "</w>" not in char.symbols[longest]
     accessible(tab, "char-token")
     page = tab.go("/tokenizers/classic/1/vocab/?sort=length")
     assert page.locator(".tok-wordend").count() > 10
@@ -96,7 +96,7 @@ def test_a_user_trains_compares_and_ships_character_level_bpe(visitor, worker,
     download.value.save_as(saved)
     with zipfile.ZipFile(io.BytesIO(saved.read_bytes())) as archive:
         codes = archive.read("classic-subword-nmt/codes.txt").decode().splitlines()
-    assert codes[0] == "#version: 0.2" and codes[1:] == [f"{a} {b}" for a, b in char.merges]
+    assert codes[0] == "#version: 0.2" and codes[1:] == [f"{a} {b}" for a, b in char.symbol_merges]
     with page.expect_download() as download:
         page.click("a.button:text-is('hf')")
     download.value.save_as(tmp_path / "tokenizer.json")

@@ -84,7 +84,7 @@ def test_the_vocabulary_merges_and_tree_show_the_word_end(client, char_version):
     first_merge = char_version.vocab_size - char_version.merge_count
     assert f'href="/tokenizers/classic/1/tokens/{first_merge}/"' in merges
     tree = client.get(f"/tokenizers/classic/1/tokens/{last}/").content.decode()
-    leaves = [t for t in tokenizer.vocab.values() if len(t.removesuffix("</w>")) == 1]
+    leaves = [t for t in tokenizer.symbols.values() if len(t.removesuffix("</w>")) == 1]
     assert tree.count("<li") >= 3 and any(leaf.removesuffix("</w>") in tree for leaf in leaves)
 
 

@@ -31,10 +31,10 @@ def content_digest(tokenizer: Tokenizer) -> str:
         h.update(_number(token_id) + _field(token.encode()))
     h.update(_number(len(tokenizer.vocab)))
     for token_id in sorted(tokenizer.vocab):
-        h.update(_number(token_id) + _field(_bytes(tokenizer.vocab[token_id])))
+        h.update(_number(token_id) + _field(tokenizer.vocab[token_id]))
     h.update(_number(len(tokenizer.merges)))
     for left, right in tokenizer.merges:
-        h.update(_field(_bytes(left)) + _field(_bytes(right)))
+        h.update(_field(left) + _field(right))
     return h.hexdigest()
 
 
@@ -43,11 +43,6 @@ def _pattern(tokenizer) -> str:
         return (f"{tokenizer.pattern}\nlowercase={int(tokenizer.lowercase)}\n"
                 f"unk={tokenizer.unk_token}\nsuffix={tokenizer.suffix}")
     return tokenizer.pattern
-
-
-def _bytes(token: bytes | str) -> bytes:
-    """A token as bytes: a character-level token (text) as its UTF-8."""
-    return token.encode() if isinstance(token, str) else token
 
 
 def _number(n: int) -> bytes:
@@ -70,12 +65,18 @@ def vocab_kinds(tokenizer: Tokenizer):
     suffix = getattr(tokenizer, "suffix", None)  # character-level BPE's
     for token_id, token in sorted(tokenizer.vocab.items()):
         if token_id in special_ids:
-            yield token_id, _bytes(token), special
+            yield token_id, token, special
         elif suffix is not None:
-            kind = merge if token in merged else symbol if len(token.removesuffix(suffix)) == 1 \
+            kind = merge if token in merged else symbol if _characters(token, suffix) == 1 \
                 else added
-            yield token_id, token.encode(), kind
+            yield token_id, token, kind
         elif len(token) == 1:
             yield token_id, token, byte
         else:
             yield token_id, token, merge if token in merged else added
+
+
+def _characters(token: bytes, suffix: str) -> int:
+    """The characters of a character-level token without its suffix: ``_characters("é</w>"
+    .encode(), "</w>") -> 1``."""
+    return len(token.decode().removesuffix(suffix))

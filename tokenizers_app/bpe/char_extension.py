@@ -52,9 +52,9 @@ def extend_char_from_counts(parent: CharBPETokenizer, counts: dict[str, int],
     check_extension_size(len(parent.vocab), vocab_size)
     if not counts:
         raise ValueError("the corpus is empty: it holds no word to train on")
-    vocab = dict(parent.vocab)
+    vocab = dict(parent.symbols)
     vocab.update(new_symbols(parent, counts, max(vocab) + 1))
-    wider = CharBPETokenizer(vocab, parent.merges, parent.special_tokens, parent.unk_token,
+    wider = CharBPETokenizer(vocab, parent.symbol_merges, parent.special_tokens, parent.unk_token,
                              parent.suffix, parent.lowercase, parent.pattern)
     specials = set(parent.special_ids.values())
     ids = sorted(i for i in vocab if i not in specials)
@@ -73,15 +73,16 @@ def extend_char_from_counts(parent: CharBPETokenizer, counts: dict[str, int],
     first = max(vocab) + 1
     vocab.update((first + n, left + right) for n, (left, right) in enumerate(merges))
     parent_counts = parent.merge_counts or [None] * len(parent.merges)
-    return CharExtensionResult(vocab, parent.merges + merges, list(parent_counts) + merge_counts,
-                               parent.special_tokens, parent.suffix, parent.lowercase,
-                               parent.pattern, stop_reason(len(merges), wanted, min_frequency),
+    return CharExtensionResult(vocab, parent.symbol_merges + merges,
+                               list(parent_counts) + merge_counts, parent.special_tokens,
+                               parent.suffix, parent.lowercase, parent.pattern,
+                               stop_reason(len(merges), wanted, min_frequency),
                                unk_token=parent.unk_token)
 
 
 def new_symbols(parent: CharBPETokenizer, counts: dict[str, int], first: int) -> dict[int, str]:
     """The symbols of the words that the parent lacks, by UTF-8 bytes, with ids from ``first``:
     with a parent of ``a``, ``a</w>``, ``{"ab": 1}`` at 5 -> ``{5: "b</w>"}``."""
-    known = set(parent.vocab.values())
+    known = set(parent.symbols.values())
     seen = {s for word in counts for s in word_symbols(word, parent.suffix)}
     return {first + n: s for n, s in enumerate(sorted(seen - known, key=str.encode))}

@@ -41,10 +41,18 @@ def word_symbols(word: str, suffix: str = "</w>") -> list[str]:
     return [*word[:-1], word[-1] + suffix]
 
 
+def _symbol(token: str | bytes) -> str:
+    """A symbol as text: ``_symbol(b"w</w>") -> "w</w>"``; text is kept as it is."""
+    return token if isinstance(token, str) else bytes(token).decode()
+
+
 class CharBPETokenizer:
-    """A character-level BPE tokenizer; ``vocab: dict[int, str]``, ``merges: list[tuple[str,
-    str]]`` in rank order, ``special_tokens`` found in ``vocab`` by text (``unk_token`` among
-    them).
+    """A character-level BPE tokenizer with the engine protocol's types: ``vocab: dict[int,
+    bytes]`` (each symbol's UTF-8, suffix included: ``b"w</w>"``), ``merges: list[tuple[bytes,
+    bytes]]`` in rank order, ``special_tokens`` found in the vocab by text (``unk_token`` among
+    them). Its symbols as text, where the character logic and the formats want them:
+    ``symbols: dict[int, str]``, ``symbol_merges: list[tuple[str, str]]``. The vocab and merges
+    may be given as either (``{0: "<unk>", 1: "a"}`` or ``{0: b"<unk>", 1: b"a"}``).
 
     ``t.encode_ordinary("lower")`` spells ``["low", "er</w>"]`` when those merges exist;
     ``t.decode(t.encode_ordinary("a  b"))  -> "a b"``.
@@ -52,33 +60,36 @@ class CharBPETokenizer:
 
     algorithm = "char_bpe"
 
-    def __init__(self, vocab: dict[int, str], merges: list[tuple[str, str]],
+    def __init__(self, vocab: dict[int, str | bytes],
+                 merges: list[tuple[str | bytes, str | bytes]],
                  special_tokens: list[str], unk_token: str = UNK,
                  end_of_word_suffix: str = "</w>", lowercase: bool = False,
                  split: str = "whitespace", merge_counts: list[int] | None = None):
-        self.vocab = dict(vocab)
-        self.merges = [(str(left), str(right)) for left, right in merges]
+        self.symbols = {i: _symbol(token) for i, token in vocab.items()}
+        self.symbol_merges = [(_symbol(left), _symbol(right)) for left, right in merges]
+        self.vocab = {i: text.encode() for i, text in self.symbols.items()}
+        self.merges = [(left.encode(), right.encode()) for left, right in self.symbol_merges]
         self.merge_counts = list(merge_counts) if merge_counts is not None else None
         self.suffix, self.lowercase, self.unk_token = end_of_word_suffix, lowercase, unk_token
         self.word_re, self.pattern = split_regex(split), split
         self.special_tokens = check_special_tokens(special_tokens)
-        by_text = {text: i for i, text in sorted(self.vocab.items(), reverse=True)}  # lowest id
+        by_text = {text: i for i, text in sorted(self.symbols.items(), reverse=True)}  # lowest id
         for token in [*self.special_tokens, unk_token]:
             if token not in by_text or token not in self.special_tokens:
                 raise ValueError(f"{token!r} must be a special token and in the vocab")
         self.special_ids = {t: by_text[t] for t in self.special_tokens}
         self.unk_id = self.special_ids[unk_token]
-        self._ids = {text: i for i, text in sorted(self.vocab.items(), reverse=True)
+        self._ids = {text: i for i, text in sorted(self.symbols.items(), reverse=True)
                      if i not in self.special_ids.values()}
         self._ranks, self._merged = self._rank_table()
         self._spelled = {i: t[:-len(self.suffix)] + " " if t.endswith(self.suffix) else t
-                         for i, t in self.vocab.items()}  # what decode writes for each id
+                         for i, t in self.symbols.items()}  # what decode writes for each id
         self._cache: dict[str, tuple[int, ...]] = {}
 
     def _rank_table(self):
         """``(left id, right id) -> rank`` and ``rank -> merged id``."""
         ranks, merged = {}, []
-        for rank, (left, right) in enumerate(self.merges):
+        for rank, (left, right) in enumerate(self.symbol_merges):
             missing = [t for t in (left, right, left + right) if t not in self._ids]
             if missing:
                 raise ValueError(f"merge {rank} ({left!r}, {right!r}): {missing[0]!r} is not "
@@ -102,7 +113,7 @@ class CharBPETokenizer:
         """Each id's display text (``display.token_text`` of its UTF-8), as the byte-level
         ``Tokenizer.token_table`` gives it. Its byte lengths are not the spans of this
         tokenizer's tokens (whitespace belongs to none): those are ``token_spans``."""
-        return TokenTable({i: text.encode() for i, text in self.vocab.items()})
+        return TokenTable(self.vocab)
 
     def encoding_json(self, text: str, allowed_special=frozenset(),
                       disallowed_special="all") -> str:
@@ -120,7 +131,7 @@ class CharBPETokenizer:
         """The UTF-8 of the token's text, suffix included: ``b"w</w>"``."""
         if token_id not in self.vocab:
             raise ValueError(f"token id {token_id!r} is not in the vocab")
-        return self.vocab[token_id].encode()
+        return self.vocab[token_id]
 
     def split_words(self, text: str) -> list[str]:
         """``split_words("hi, you")`` -> ``["hi,", "you"]`` (whitespace) or ``["hi", ",",
@@ -174,7 +185,7 @@ class CharBPETokenizer:
             text = "".join(map(self._spelled.__getitem__, ids))
         except KeyError as exc:
             raise ValueError(f"token id {exc.args[0]!r} is not in the vocab") from None
-        return text[:-1] if ids and self.vocab[ids[-1]].endswith(self.suffix) else text
+        return text[:-1] if ids and self.symbols[ids[-1]].endswith(self.suffix) else text
 
     def decode_bytes(self, ids) -> bytes:
         return self.decode(ids).encode()
@@ -205,7 +216,7 @@ class CharBPETokenizer:
         are clamped to it, and the last one ends at the word's end."""
         spans, chars = [], 0
         for token_id in self._encode_word(word):
-            text = self.vocab[token_id].removesuffix(self.suffix)
+            text = self.symbols[token_id].removesuffix(self.suffix)
             begin, chars = chars, chars + (1 if token_id == self.unk_id else len(text))
             spans.append((token_id, offset + len(word[:begin].encode()),
                           offset + len(word[:chars].encode())))

@@ -67,8 +67,8 @@ def token_length_histogram(tokenizer) -> list[tuple[int, int]]:
     """``(length in bytes, number of tokens)``, shortest first, special tokens left out (a
     character-level token without its end-of-word suffix)."""
     special = set(tokenizer.special_ids.values())
-    suffix = getattr(tokenizer, "suffix", None)  # a character-level token: its text's UTF-8
-    lengths = Counter(len(token.removesuffix(suffix).encode()) if suffix else len(token)
+    suffix = getattr(tokenizer, "suffix", "").encode()  # character-level BPE's, left out
+    lengths = Counter(len(token.removesuffix(suffix))
                       for token_id, token in tokenizer.vocab.items() if token_id not in special)
     return sorted(lengths.items())
 
@@ -127,10 +127,9 @@ def words_split_differently(per_version: list[list[WordTokens]],
 
 def _cuts(tokens: list, suffix: str) -> tuple:
     """Where tokens cut a word, as byte offsets into it (leading whitespace and end-of-word
-    suffixes left out): ``_cuts([b" lo", b"w"], "") -> (2,)``; ``_cuts(["lo", "w</w>"],
+    suffixes left out): ``_cuts([b" lo", b"w"], "") -> (2,)``; ``_cuts([b"lo", b"w</w>"],
     "</w>") -> (2,)``."""
-    pieces = [t.removesuffix(suffix).encode() if isinstance(t, str) and suffix else
-              t.encode() if isinstance(t, str) else bytes(t) for t in tokens]
+    pieces = [bytes(t).removesuffix(suffix.encode()) for t in tokens]
     data = b"".join(pieces)
     lead = len(data) - len(data.lstrip())
     offsets = accumulate(map(len, pieces))

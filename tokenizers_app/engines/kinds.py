@@ -157,7 +157,5 @@ def _merges_note(tokenizer, model: str, library: str) -> str:
     return "Its merges were imported with the file: counts not recorded."
 
 
-def _text(token: bytes | str | None) -> str | None:
-    if token is None or isinstance(token, str):
-        return token
-    return token.decode("utf-8", errors="replace")
+def _text(token: bytes | None) -> str | None:
+    return None if token is None else token.decode("utf-8", errors="replace")

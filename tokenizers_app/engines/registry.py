@@ -67,18 +67,11 @@ class CharBPE(CharTraining):
     has_alphabet = True
     pattern_name = "words"  # its pattern is the word split (whitespace, word_punct)
 
-    def merge_rows(self, tokenizer) -> list[tuple[bytes, bytes]]:
-        """Its merges are text: kept as their UTF-8."""
-        return [(left.encode(), right.encode()) for left, right in tokenizer.merges]
-
     def from_rows(self, vocab, merges, counts, special_ids, pattern, options):
-        """Its rows hold the symbols' UTF-8; its options the unknown token, the suffix and
-        whether it lowercases."""
+        """Its options hold the unknown token, the suffix and whether it lowercases."""
         tokenizer = CharBPETokenizer(
-            {i: bytes(token).decode() for i, token in vocab.items()},
-            [(bytes(left).decode(), bytes(right).decode()) for left, right in merges],
-            list(special_ids), options["unk_token"], options["end_of_word_suffix"],
-            options["lowercase"], pattern, counts)
+            vocab, merges, list(special_ids), options["unk_token"],
+            options["end_of_word_suffix"], options["lowercase"], pattern, counts)
         if tokenizer.special_ids != special_ids:
             raise ValueError(f"special token ids {special_ids} do not match the vocab")
         return tokenizer

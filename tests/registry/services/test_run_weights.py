@@ -44,7 +44,7 @@ def test_a_weighted_run_counts_a_corpus_as_if_given_so_many_times(two, kind):
     assert run.corpus_weights == {"xx": 3}
     if kind:
         expected = train_char_bpe([en.path, xx.path, xx.path, xx.path], vocab,
-                                  lowercase=True)
+                                  lowercase=True).tokenizer()
     else:
         expected = train_bpe([en.path, xx.path, xx.path, xx.path], vocab, workers=1)
     assert _merges(run) == expected.merges

@@ -1,6 +1,7 @@
 """Character-level BPE (``CharBPETokenizer``) in the native, ``hf`` and ``gpt2`` formats.
 
-Tokens are text (``"low"``, ``"er</w>"``), written as they are: no byte-level spelling.
+Tokens are written as their text (``"low"``, ``"er</w>"``, the UTF-8 the tokenizer holds decoded):
+no byte-level spelling.
 
 - native: ``algorithm: "char_bpe"`` with ``split``, ``lowercase``, ``unk_token`` and
   ``end_of_word_suffix`` instead of a pattern.
@@ -24,14 +25,20 @@ _SPLITS = {"whitespace": {"type": "WhitespaceSplit"}, "word_punct": {"type": "Wh
 
 
 def _same(text: str) -> str:
+    """How a token read from a file is spelled: as it is (the tokenizer takes text)."""
     return text
 
 
+def _text(token: bytes) -> str:
+    """How a token is written: ``_text(b"er</w>") -> "er</w>"``."""
+    return token.decode()
+
+
 def native_fields(tokenizer: CharBPETokenizer):
-    """The native header fields and the spelling of tokens (as they are)."""
+    """The native header fields and the spelling of tokens (their text)."""
     header = {"split": tokenizer.pattern, "lowercase": tokenizer.lowercase,
               "unk_token": tokenizer.unk_token, "end_of_word_suffix": tokenizer.suffix}
-    return header, _same
+    return header, _text
 
 
 def native_tokenizer(doc: dict, name: str, read_vocab, read_merges, read_specials):
@@ -50,12 +57,12 @@ def native_tokenizer(doc: dict, name: str, read_vocab, read_merges, read_special
 
 def hf_document(tokenizer: CharBPETokenizer, added_tokens: list[dict], model) -> dict:
     """The ``tokenizer.json`` document of a char-level tokenizer."""
-    merges = [f"{a} {b}" for a, b in tokenizer.merges]
+    merges = [f"{a} {b}" for a, b in tokenizer.symbol_merges]
     return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added_tokens,
             "normalizer": {"type": "Lowercase"} if tokenizer.lowercase else None,
             "pre_tokenizer": _SPLITS[tokenizer.pattern], "post_processor": None,
             "decoder": {"type": "BPEDecoder", "suffix": tokenizer.suffix},
-            "model": model(model_vocab(tokenizer, _same), merges, tokenizer.unk_token,
+            "model": model(model_vocab(tokenizer, _text), merges, tokenizer.unk_token,
                            tokenizer.suffix)}
 
 
@@ -107,10 +114,10 @@ def gpt2_files(tokenizer: CharBPETokenizer):
     if tokenizer.suffix != SUFFIX:
         raise ValueError(f"vocab.json + merges.txt use the suffix {SUFFIX!r}, not "
                          f"{tokenizer.suffix!r}")
-    vocab = {tokenizer.vocab[i]: i for i in sorted(tokenizer.vocab)}
-    if len(vocab) != len(tokenizer.vocab):
+    vocab = {tokenizer.symbols[i]: i for i in sorted(tokenizer.symbols)}
+    if len(vocab) != len(tokenizer.symbols):
         raise ValueError("cannot export to vocab.json: the vocab holds the same token twice")
-    return vocab, tokenizer.merges
+    return vocab, tokenizer.symbol_merges
 
 
 def gpt2_tokenizer(spellings: dict[str, int], merges: list[tuple[str, str]]):
