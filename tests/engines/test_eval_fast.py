@@ -1,6 +1,7 @@
-"""The fast paths of evaluation give exactly the old path's totals: a SentencePiece engine's
-``span_columns`` (ids encoded in one call, spans from its pieces' lengths and the normalizer's
-offsets) equals the columns of its offset-mapping ``token_spans``, document by document, and
+"""The fast paths of evaluation give exactly the old path's totals: every library kind's
+``span_columns`` (SentencePiece: ids encoded in one call, spans from its pieces' lengths and the
+normalizer's offsets; Hugging Face: the library's offsets as columns) equals the columns of its
+``token_spans``, document by document, and the totals equal the old path's; and
 ``count_split_words`` (by bisection) equals the walk it replaced, on a varied text: CJK, emoji,
 whitespace runs, characters the model never saw, NFKC-changed characters, control
 characters."""
@@ -37,16 +38,16 @@ def walked_split_words(words, spans) -> int:
     return split
 
 
-@pytest.mark.parametrize("kind", ["sentencepiece-bpe", "sentencepiece-unigram"])
-def test_sentencepiece_span_columns_equal_the_offset_mapping(kind):
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_span_columns_equal_the_token_spans(kind):
     engine = read_engine_files(KINDS[kind]())
     docs = docs_of(VARIED) + ["", "\n", " ", "☃", "\x01"]
     assert engine.span_columns(docs) == [span_columns(engine.token_spans(doc, ()))
                                          for doc in docs]
 
 
-@pytest.mark.parametrize("kind", ["sentencepiece-bpe", "sentencepiece-unigram"])
-def test_sentencepiece_totals_equal_the_old_path(kind):
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_totals_equal_the_old_path(kind):
     engine = read_engine_files(KINDS[kind]())
 
     class OldPath:  # the engine without its fast path: every span from the offset mapping
