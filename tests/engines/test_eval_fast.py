@@ -71,3 +71,22 @@ def test_split_words_by_bisection_equal_the_walk():
     for some in (words, words[:1], [], words[3:]):
         assert count_split_words(some, starts, ends) == walked_split_words(some, spans)
     assert count_split_words(words, [0], [3]) == 0
+
+
+@pytest.mark.parametrize("kind", ["sentencepiece-unigram", "unigram"])
+def test_a_full_memo_is_emptied_before_it_is_read(kind, monkeypatch):
+    """Past ``COVERED_KEPT`` remembered words or lines the memo is emptied; a word or line of
+    the batch that was remembered is then checked again (it raised ``KeyError`` on 100 MB)."""
+    from tokenizers_app.engines import evaluation
+
+    engine = read_engine_files(KINDS[kind]())
+    docs = list(documents(VARIED.splitlines(keepends=True)))
+    whole = documents_totals(engine, docs, {})
+    monkeypatch.setattr(evaluation, "COVERED_KEPT", 2)
+    memo: dict = {}
+    first = documents_totals(engine, docs[:2], memo)
+    assert len(memo["words"]) > 2 and len(memo["lines"]) > 2
+    again = documents_totals(engine, docs[1:2], memo)  # all remembered, and the memo is full
+    rest = documents_totals(engine, docs[2:], memo)
+    assert first.merge(rest).comparable() == whole.comparable()
+    assert again.counts["lossless_lines"] > 0

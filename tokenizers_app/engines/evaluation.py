@@ -116,10 +116,10 @@ def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) ->
                                                        byte_ids.__contains__)
     del all_columns
     own = Counter(whitespace_words("".join(texts)))
+    if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
+        covered.clear()
     fresh = [word for word in own if word not in covered]
     if fresh:
-        if len(covered) > COVERED_KEPT:
-            covered.clear()
         special = set(tokenizer.special_ids.values())
         for word, ids in zip(fresh, tokenizer.encode_ordinary_batch(fresh)):
             covered[word] = len(ids) == 1 and ids[0] not in special
@@ -172,11 +172,11 @@ def _lossless_lines(tokenizer, lines: list[str], known: dict[str, bool]) -> int:
     ``line_text("a b\r\n") -> "a b"``. Each distinct line is checked once; ``known``
     remembers the short ones (blank lines, code's repeated lines) between batches."""
     counts = Counter(map(line_text, lines))
+    if len(known) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
+        known.clear()
     fresh = [line for line in counts if line not in known]
     decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
     checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
-    if len(known) > COVERED_KEPT:
-        known.clear()
     known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
     return sum(count for line, count in counts.items()
                if (checked[line] if line in checked else known[line]))
