@@ -16,8 +16,9 @@ Over workers, as the registry fans an evaluation out (issue 29):
 
     python bench/evaluate.py --workers 2 --megabytes 1024 [--corpus PATH] [--part-megabytes 16]
 
-writes the corpus's first N MB to a file (without ``--corpus``: the Python standard library's
-sources, documents joined by blank lines), plans its parts at each kind's safe cuts
+writes the corpus's first N MB to a file (all of it when it is smaller: the size printed is
+what was evaluated; without ``--corpus``: the Python standard library's sources, repeated to N MB,
+documents joined by blank lines), plans its parts at each kind's safe cuts
 (``bpe.eval_parts``), evaluates them on ``--workers`` processes (each loads the tokenizer from
 its files, reads its byte ranges from the file, and returns its totals and its peak RSS), merges
 the totals, and prints per kind: wall seconds of the evaluation over the workers, the kind's own
@@ -110,7 +111,8 @@ def all_kinds(fixtures: Path, training: str, wanted=lambda name: True):
     ranks = {t: i for i, t in gpt2.vocab.items() if i not in gpt2.special_ids.values()}
     tik = tiktoken.Encoding("gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
                             special_tokens=dict(gpt2.special_ids))
-    yield "byte_bpe (GPT-2) / tiktoken", gpt2, tik.encode_ordinary
+    if wanted("byte_bpe (GPT-2) / tiktoken"):
+        yield "byte_bpe (GPT-2) / tiktoken", gpt2, tik.encode_ordinary
     if wanted("char_bpe / HF tokenizers"):
         char = train_char_bpe([training[:1_000_000]], vocab_size=VOCAB).tokenizer()
         char_peer = tokenizers.Tokenizer.from_str(dumps_tokenizer(char, "hf")["tokenizer.json"]

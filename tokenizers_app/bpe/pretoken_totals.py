@@ -156,7 +156,21 @@ class PreTokenTotals(Totals):
     def _learn(self, lines: list[str], line_pretokens: list[list[str]], line_ids: list[list[int]],
                facts: list) -> None:
         """Learn the facts of the pre-tokens seen for the first time (``facts`` is ``None``
-        there), their ids cut from their line's ids."""
+        there). Their ids are the merges of their own bytes (``MergeTable.bpe_many``): the
+        line's ids are its pre-tokens' ids joined (``final_counts`` checks that the tokens
+        counted this way are the ones encoded), so nothing is cut from the line's ids."""
+        table = getattr(self.tokenizer, "_table", None)
+        if table is None:
+            return self._learn_from_lines(lines, line_pretokens, line_ids, facts)
+        pretokens = chain.from_iterable(line_pretokens)
+        fresh = list(dict.fromkeys(compress(pretokens, map(operator.not_, facts))))
+        for pretoken, ids in zip(fresh, table.bpe_many(map(str.encode, fresh))):
+            self._add_pretoken(pretoken, tuple(ids))
+
+    def _learn_from_lines(self, lines: list[str], line_pretokens: list[list[str]],
+                          line_ids: list[list[int]], facts: list) -> None:
+        """``_learn`` for a tokenizer without a merge table: each fresh pre-token's ids cut from
+        its line's ids."""
         line_ends = list(accumulate(map(len, line_pretokens)))
         known = self.facts.__contains__
         index = facts.index(None)
@@ -214,4 +228,7 @@ class PreTokenTotals(Totals):
         for fact, times in zip(facts, counts):
             for token_id in fact.ids:
                 id_counts[token_id] += times
+        if id_counts.total() != totals["tokens"]:
+            raise ValueError(f"the pre-tokens' tokens ({id_counts.total()}) are not the tokens "
+                             f"encoded ({totals['tokens']}): a token crosses a pre-token")
         return totals, id_counts

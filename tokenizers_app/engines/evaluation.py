@@ -29,13 +29,16 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from operator import itemgetter
+from bisect import bisect_left, bisect_right
+from itertools import repeat
+from operator import sub
 
 from ..bpe.baselines import WORD_RE, whitespace_words
 from ..bpe.eval_totals import EvalTotals
 from ..bpe.evaluation import LineCounter
 from ..bpe.metrics import word_spans
 from ..bpe.totals import line_text
+from .spans import span_columns
 
 DOCUMENT_CHARS = 1 << 20  # a document (paragraph) longer than this is cut at a line end
 BATCH_CHARS = 1 << 20  # documents sent to the library per call, about this many characters
@@ -93,27 +96,30 @@ def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) ->
     unknown_id, byte_ids = tokenizer.unk_id, tokenizer.byte_ids
     texts = ["".join(doc) for doc in docs]
     started = time.perf_counter()
-    all_spans = [tokenizer.token_spans(text, ()) for text in texts]
+    fast = getattr(tokenizer, "span_columns", None)  # the library's spans as columns
+    all_columns = fast(texts) if fast else [span_columns(tokenizer.token_spans(text, ()))
+                                            for text in texts]
     found.seconds = time.perf_counter() - started
-    for doc, text, spans in zip(docs, texts, all_spans):
+    for doc, text, (ids, starts, ends) in zip(docs, texts, all_columns):
         data = text.encode()
         words = ([match.span() for match in WORD_RE.finditer(text)] if len(data) == len(text)
                  else _word_spans(doc))  # an ASCII document's characters are its bytes
-        ids = list(map(itemgetter(0), spans))
         found.ids.update(ids)
-        counts.update(bytes=len(data), chars=len(text), tokens=len(spans), lines=len(doc),
-                      words=len(words), split_words=_count_split_words(words, spans))
+        counts.update(bytes=len(data), chars=len(text), tokens=len(ids), lines=len(doc),
+                      words=len(words), split_words=count_split_words(words, starts, ends))
         seen = set(ids)  # the character counts walk the spans only when they have something
         if unknown_id in seen:
-            counts["unknown_chars"] += _chars_in(data, spans, lambda i: i == unknown_id)
+            counts["unknown_chars"] += _chars_in(data, zip(ids, starts, ends),
+                                                 lambda i: i == unknown_id)
         if byte_ids and not byte_ids.isdisjoint(seen):
-            counts["byte_fallback_chars"] += _chars_in(data, spans, byte_ids.__contains__)
-    del all_spans
+            counts["byte_fallback_chars"] += _chars_in(data, zip(ids, starts, ends),
+                                                       byte_ids.__contains__)
+    del all_columns
     own = Counter(whitespace_words("".join(texts)))
+    if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
+        covered.clear()
     fresh = [word for word in own if word not in covered]
     if fresh:
-        if len(covered) > COVERED_KEPT:
-            covered.clear()
         special = set(tokenizer.special_ids.values())
         for word, ids in zip(fresh, tokenizer.encode_ordinary_batch(fresh)):
             covered[word] = len(ids) == 1 and ids[0] not in special
@@ -127,16 +133,17 @@ def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) ->
     return found
 
 
-def _count_split_words(words: list[tuple[int, int]], spans: list[tuple[int, int, int]]) -> int:
-    """Words whose bytes touch 2+ tokens: ``metrics.split_flags`` over ``(id, start, end)``
-    spans, counted: ``_count_split_words([(0, 5)], [(1, 0, 3), (2, 3, 5)]) -> 1``."""
-    split, first = 0, 0
-    for start, end in words:
-        while first < len(spans) and spans[first][2] <= start:
-            first += 1
-        split += (first + 1 < len(spans) and spans[first][1] < end
-                  and spans[first + 1][1] < end)
-    return split
+def count_split_words(words: list[tuple[int, int]], starts: list[int], ends: list[int]) -> int:
+    """Words whose bytes touch 2+ tokens (``metrics.split_flags``), the tokens' spans in order
+    and not overlapping (``spans.tidy_spans``): a word ``(a, b)`` touches the tokens that end
+    after ``a`` and start before ``b``, those from ``bisect_right(ends, a)`` up to
+    ``bisect_left(starts, b)``. ``count_split_words([(0, 5)], [0, 3], [3, 5]) -> 1``."""
+    if not words or len(starts) < 2:
+        return 0
+    word_starts, word_ends = zip(*words)
+    touched = map(sub, map(bisect_left, repeat(starts), word_ends),
+                  map(bisect_right, repeat(ends), word_starts))
+    return sum(map((1).__lt__, touched))
 
 
 def _word_spans(lines: list[str]) -> list[tuple[int, int]]:
@@ -165,11 +172,11 @@ def _lossless_lines(tokenizer, lines: list[str], known: dict[str, bool]) -> int:
     ``line_text("a b\r\n") -> "a b"``. Each distinct line is checked once; ``known``
     remembers the short ones (blank lines, code's repeated lines) between batches."""
     counts = Counter(map(line_text, lines))
+    if len(known) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
+        known.clear()
     fresh = [line for line in counts if line not in known]
     decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
     checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
-    if len(known) > COVERED_KEPT:
-        known.clear()
     known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
     return sum(count for line, count in counts.items()
                if (checked[line] if line in checked else known[line]))

@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from operator import itemgetter
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from ..errors import Unencodable
 from .library import LibraryEngine
-from .spans import char_to_byte_offsets, tidy_spans, with_ids
+from .spans import char_to_byte_offsets, span_columns, tidy_columns, tidy_spans, with_ids
 
 BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
 MODEL_TYPES = ("BPE", "WordPiece", "Unigram", "WordLevel")
@@ -127,6 +128,25 @@ class HFEngine(LibraryEngine):
                 encoding = self._encode(self._ordinary, segment)
                 found += self._spans_of(segment, encoding, offset)
             offset += size
+        return found
+
+    def span_columns(self, texts: list[str]) -> list[tuple[list, list, list]]:
+        """``evaluation.span_columns(token_spans(text, ()))`` for each text, built as columns
+        (no tuple per token) where no byte piece needs spreading."""
+        found = []
+        for text in texts:
+            encoding = self._encode(self._ordinary, text)
+            ids = encoding.ids
+            if not self.byte_ids.isdisjoint(ids):
+                found.append(span_columns(self._spans_of(text, encoding, 0)))
+                continue
+            offsets = encoding.offsets
+            starts, ends = list(map(itemgetter(0), offsets)), list(map(itemgetter(1), offsets))
+            if not text.isascii():
+                to_bytes = char_to_byte_offsets(text)
+                starts = list(map(to_bytes.__getitem__, starts))
+                ends = list(map(to_bytes.__getitem__, ends))
+            found.append((ids, *tidy_columns(starts, ends)))
         return found
 
     def _spans_of(self, text: str, encoding, offset: int) -> list[tuple[int, int, int]]:

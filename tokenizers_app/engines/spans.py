@@ -9,7 +9,7 @@ prepended ``▁`` shares the span of the first character (HF's Metaspace).
 from __future__ import annotations
 
 import operator
-from itertools import accumulate
+from itertools import accumulate, compress
 
 
 def char_to_byte_offsets(text: str) -> list[int]:
@@ -40,6 +40,32 @@ def tidy_spans(spans: list[tuple[int, int]], is_byte: list[bool]) -> list[tuple[
         tidy.append((start, end))
         last = end
     return tidy
+
+
+def span_columns(spans: list[tuple[int, int, int]]) -> tuple[list, list, list]:
+    """``(id, start, end)`` spans as three lists: ``span_columns([(7, 0, 2)]) -> ([7], [0],
+    [2])``."""
+    if not spans:
+        return [], [], []
+    ids, starts, ends = map(list, zip(*spans))
+    return ids, starts, ends
+
+
+def tidy_columns(starts: list[int], ends: list[int]) -> tuple[list[int], list[int]]:
+    """``tidy_spans`` of spans without byte pieces, as columns (in place, and returned):
+    ``tidy_columns([0, 0], [1, 1]) -> ([0, 0], [0, 1])``."""
+    for index in [i for i in compress(range(len(starts) - 1), map(operator.eq, starts, starts[1:]))
+                  if ends[i] == ends[i + 1] and starts[i] < ends[i]]:
+        ends[index] = starts[index]
+    if all(map(operator.le, ends, starts[1:])) and all(map(operator.le, starts, ends)):
+        return starts, ends
+    last = 0
+    for index, (start, end) in enumerate(zip(starts, ends)):
+        start = max(start, last)
+        end = max(end, start)
+        starts[index], ends[index] = start, end
+        last = end
+    return starts, ends
 
 
 def _spread_byte_runs(spans: list[tuple[int, int]], is_byte: list[bool]) -> None:

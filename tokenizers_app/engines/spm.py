@@ -12,10 +12,11 @@ reads them; they are shown, never used to encode (the library encodes).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import accumulate
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from .library import LibraryEngine
-from .spans import tidy_spans, with_ids
+from .spans import span_columns, tidy_columns, tidy_spans, with_ids
 
 # what the model's trainer spec calls its model types
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
@@ -69,6 +70,7 @@ class SentencePieceEngine(LibraryEngine):
         self.pattern = (f"SentencePiece {self.model_type}; normalization "
                         f"{normalization_rule(self.canonical)}")
         self.merges = pieces_merges(self.vocab, self.kinds) if self.model_type == "BPE" else []
+        self._lengths = None  # each piece's length in bytes (span_columns)
 
     def vocab_kinds(self):
         """``(id, piece bytes, kind, score)`` by id (``piece_kind``)."""
@@ -100,6 +102,39 @@ class SentencePieceEngine(LibraryEngine):
         ids, spans = mapped["ids"], mapped["offsets"]
         del mapped  # its pieces, one bytes object per token
         return with_ids(ids, tidy_spans(spans, [i in self.byte_ids for i in ids]), offset)
+
+    def span_columns(self, texts: list[str]) -> list[tuple[list, list, list]]:
+        """``evaluation.span_columns(token_spans(text, ()))`` for each text, without the
+        library's offset-mapping encode (4-6x its plain encode): the ids of all the texts in
+        one call; each token's normalized bytes are its piece's (the normalizer writes ``▁``
+        where the piece has it), so its span is where the normalizer's offsets take the
+        running sum of its pieces' lengths (an unknown piece's: its text, from a pieces
+        encode of that text). A text with a byte piece (which the library gives a span of its
+        own making) takes the offset-mapping encode."""
+        lengths = self._piece_bytes()
+        found = []
+        for text, ids in zip(texts, self.encode_ordinary_batch(texts)):
+            if not ids:
+                found.append(([], [], []))
+                continue
+            if not self.byte_ids.isdisjoint(ids):
+                found.append(span_columns(self._spans_of(text, 0)))
+                continue
+            if self.unk_id in ids:  # its pieces: an unknown piece is its normalized text
+                sizes = map(len, self._sp.encode(text, add_bos=False, add_eos=False,
+                                                 out_type=bytes))
+            else:
+                sizes = map(lengths.__getitem__, ids)
+            offsets = self._sp.normalize(text.encode(), with_offsets=True)[1]
+            cuts = list(map(offsets.__getitem__, accumulate(sizes, initial=0)))
+            starts, ends = cuts[:-1], cuts[1:]
+            found.append((ids, *tidy_columns(starts, ends)))
+        return found
+
+    def _piece_bytes(self) -> list[int]:
+        if getattr(self, "_lengths", None) is None:
+            self._lengths = [len(self.vocab[i]) for i in range(len(self.vocab))]
+        return self._lengths
 
     def decode(self, ids: Iterable[int]) -> str:
         ids = self._known(ids)
