@@ -8,8 +8,9 @@ import pytest
 from tests.registry.services.test_evaluations import panicking_version
 from tokenizers_app.models import Evaluation
 from tokenizers_app.services.corpora import set_evaluation
+from tokenizers_app.services.runs import start_training_run
 
-from .helpers import import_text, sample_text, train, wait_until
+from .helpers import import_text, sample_text, wait_for_run, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -26,6 +27,10 @@ def test_a_library_panic_fails_the_evaluation_in_words_and_the_worker_goes_on(wo
     assert panics.error.startswith("the tokenizer's library failed")  # in its sandbox's words:
     assert "PanicException" in panics.error  # the child caught the panic
     assert "pickle" not in worker.log() and worker.process.poll() is None
-    fine = train(import_text(sample_text(20_000), "prose"), "fine").versions.get()
+    # the worker trains the next run itself (executing it here too raced with the worker: the
+    # loser found the run taken and the version not yet written)
+    run = start_training_run(corpora=[import_text(sample_text(20_000), "prose")],
+                             tokenizer_name="fine", vocab_size=400)
+    fine = wait_for_run(run, worker=worker).versions.get()
     wait_until(lambda: Evaluation.objects.get(version=fine, corpus=held_out).status == "succeeded",
                60, f"the next evaluation\n{worker.log()}")
