@@ -2,6 +2,7 @@
 (no daemon needed), and the web service started by gunicorn with the Dockerfile's own ``ENV``
 and ``CMD``, serving a page and a static file through whitenoise."""
 
+import atexit
 import concurrent.futures
 import contextlib
 import http.cookiejar
@@ -13,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -96,25 +98,44 @@ def fetch(url: str, **headers) -> tuple[int, dict, bytes]:
         return answer.status, dict(answer.headers), answer.read()
 
 
+_SITES: list[Path] = []
+
+
+def prepared_site(env: dict) -> Path:
+    """A folder holding ``static`` (collectstatic's output) and ``var`` (a migrated SQLite
+    database), made once per test process with ``env``'s settings: each server reads the static
+    files and starts on its own copy of the database."""
+    if not _SITES:
+        site = Path(tempfile.mkdtemp(prefix="registry-site-"))
+        atexit.register(shutil.rmtree, site, True)
+        built = {**env, "STATIC_ROOT": str(site / "static"), "REGISTRY_VAR_DIR": str(site / "var")}
+        for step in (["collectstatic", "--noinput", "--verbosity", "0"], ["migrate", "-v", "0"]):
+            subprocess.run([sys.executable, "manage.py", *step], cwd=REPO, env=built, check=True,
+                           timeout=180)
+        _SITES.append(site)
+    return _SITES[0]
+
+
 @contextlib.contextmanager
 def gunicorn_as_the_dockerfile_runs_it(tmp_path, setup: str = "", extra_env: dict | None = None):
     """The web service under gunicorn with the Dockerfile's ``ENV`` and ``CMD`` (on a loopback
-    port, SQLite and media under ``tmp_path``, and ``extra_env``), after collectstatic, migrate
-    and the Python code ``setup`` (run by ``manage.py shell``). Yields ``(base URL, setup's
-    output, gunicorn's process id)``."""
+    port, SQLite and media under ``tmp_path``, and ``extra_env``), on a copy of the test
+    process's collected and migrated site (``prepared_site``), after the Python code ``setup``
+    (run by ``manage.py shell``). Yields ``(base URL, setup's output, gunicorn's process
+    id)``."""
     gunicorn = need("gunicorn", "pip install -e '.[test]'")
     port = free_port()
     env = {k: v for k, v in os.environ.items()
            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DEBUG", "SQLITE_PATH")}
     env.update(dockerfile_env())
-    env.update(STATIC_ROOT=str(tmp_path / "static"), MEDIA_ROOT=str(tmp_path / "media"),
+    env.update(MEDIA_ROOT=str(tmp_path / "media"),
                REGISTRY_VAR_DIR=str(tmp_path / "var"), SECRET_KEY=secrets.token_urlsafe(50),
                HTTPS="0", ALLOWED_HOSTS="127.0.0.1", PYTHONPATH=str(REPO))
+    site = prepared_site(env)  # (without extra_env: the same site for every test)
     env.update(extra_env or {})
     assert env["DEBUG"] == "0"
-    for step in (["collectstatic", "--noinput", "--verbosity", "0"], ["migrate", "-v", "0"]):
-        subprocess.run([sys.executable, "manage.py", *step], cwd=REPO, env=env, check=True,
-                       timeout=180)
+    env["STATIC_ROOT"] = str(site / "static")
+    shutil.copytree(site / "var", env["REGISTRY_VAR_DIR"], dirs_exist_ok=True)
     output = subprocess.run([sys.executable, "manage.py", "shell", "-c", setup], cwd=REPO,
                             env=env, check=True, timeout=180, capture_output=True,
                             text=True).stdout if setup else ""

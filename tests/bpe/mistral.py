@@ -1,6 +1,7 @@
 """Real ``tekken.json`` files, as the ``mistral-common`` package ships them (a test dependency),
 and that package's own tokenizer of them: the oracle the tekken reader is held to."""
 
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,10 @@ def tekken_files() -> list[Path]:
     return found
 
 
+@lru_cache(maxsize=4)
 def mistral_tokenizer(path):
-    """mistral-common's own reader of a tekken file."""
+    """mistral-common's own reader of a tekken file (read once per path and test process: a real
+    one takes seconds)."""
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
     return Tekkenizer.from_file(Path(path))

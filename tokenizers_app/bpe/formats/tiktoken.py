@@ -99,14 +99,23 @@ def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
 
 
 def _split_in_two(token: bytes, limit: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
-    """Merge the bytes of ``token`` with the ranks below ``limit``; two parts must remain."""
+    """Merge the bytes of ``token`` with the ranks below ``limit``, lowest rank first (the
+    leftmost of equal ranks); two parts must remain. Each merge looks up only the two pairs it
+    changes. ``_split_in_two(b"abc", 3, {b"ab": 1, b"bc": 2}) -> (b"ab", b"c")``"""
+    get = ranks.get
     parts = [token[i:i + 1] for i in range(len(token))]
+    pair_ranks = [get(a + b, limit) for a, b in zip(parts, parts[1:])]
     while len(parts) > 2:
-        found = [(ranks.get(a + b, limit), i) for i, (a, b) in enumerate(zip(parts, parts[1:]))]
-        best, i = min(found)
+        best = min(pair_ranks)
         if best >= limit:
             break
+        i = pair_ranks.index(best)
         parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        del pair_ranks[i]
+        if i < len(pair_ranks):
+            pair_ranks[i] = get(parts[i] + parts[i + 1], limit)
+        if i:
+            pair_ranks[i - 1] = get(parts[i - 1] + parts[i], limit)
     if len(parts) != 2:
         raise ValueError(f"token {token!r} (rank {limit}) is not made by merging two tokens of "
                          f"lower rank")
