@@ -4,7 +4,8 @@ The merge loop (``training_loop.learn_merges``) and the per-pre-token BPE of enc
 (``encoding_loop.MergeTable``) each have a compiled twin (``training_loop_compiled.pyx``,
 ``encoding_loop_compiled.pyx``); the second also scans the gpt2 pattern (``gpt2_split``, equal to
 ``regex``'s split) and encodes with it in one pass (``MergeTable.encode_gpt2``: scan, look up,
-merge). They are built by ``pip install`` where a C compiler and the Python
+merge). The encode answer's writer (``TokenTable.encoding_json``) has one too
+(``token_table_compiled.pyx``). They are built by ``pip install`` where a C compiler and the Python
 headers exist (see setup.py). Both give the same results to the byte (tests/bpe/test_compiled.py);
 the compiled ones are faster. The pure ones run when the compiled ones were not built, or when
 the environment sets ``BPE_PURE_PYTHON=1``, read once when this module is imported.
@@ -31,7 +32,8 @@ def _compiled_modules():
         return None
     try:  # by name: extension modules, which import graphs of the sources cannot see
         return tuple(importlib.import_module(f"{__package__}.{name}")
-                     for name in ("training_loop_compiled", "encoding_loop_compiled"))
+                     for name in ("training_loop_compiled", "encoding_loop_compiled",
+                                  "token_table_compiled"))
     except ImportError:
         return None
 
@@ -42,10 +44,12 @@ if _modules is not None:
     learn_merges = _modules[0].learn_merges
     MergeTable = _modules[1].MergeTable
     gpt2_split = _modules[1].gpt2_split  # the gpt2 pattern scanned in C (pretokenize)
+    encoding_json = _modules[2].encoding_json  # the encode answer written in C (token_table)
 else:
     CORE_PATH = (f"pure Python ({PURE_SWITCH}=1)" if os.environ.get(PURE_SWITCH) == "1"
                  else "pure Python (no compiled modules)")
     learn_merges = pure_learn_merges
     MergeTable = PureMergeTable
     gpt2_split = None
+    encoding_json = None
 IS_COMPILED = _modules is not None
