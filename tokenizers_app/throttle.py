@@ -13,6 +13,7 @@ one byte appended to the window's file, whose size is the count. When the cache 
 answer, requests pass (and the log says so): throttling never takes the registry down with it.
 """
 
+import functools
 import hashlib
 import logging
 import os
@@ -91,13 +92,20 @@ def window_count(key: str, period: int, window: int) -> int:
 
 
 def redis_count(backend: RedisCache, key: str, period: int) -> int:
-    """``INCR`` then ``EXPIRE`` (the key outlives its window by a second), sent together in one
-    transaction: one round trip, and a count that no other process can interleave."""
+    """``INCR`` (atomic in Redis: each request its own count) and ``EXPIRE`` (the key outlives
+    its window by a second), sent together: one round trip."""
     key = backend.make_and_validate_key(key)
-    client = backend._cache.get_client(key, write=True)  # noqa: SLF001 - its redis client
-    with client.pipeline() as pipe:
+    with redis_client(backend).pipeline(transaction=False) as pipe:
         count, _ = pipe.incr(key).expire(key, period + 1).execute()
     return count
+
+
+@functools.lru_cache(maxsize=8)
+def redis_client(backend: RedisCache):
+    """The Redis client of ``backend``'s pool of write connections, made once per cache
+    backend of a thread (Django's cache makes a new one for each call, at a cost as large as
+    the round trip's)."""
+    return backend._cache.get_client(write=True)  # noqa: SLF001 - the backend's redis client
 
 
 def file_count(backend: FileBasedCache, key: str, period: int, window: int) -> int:
