@@ -121,3 +121,15 @@ def test_the_compiled_writer_refuses_an_id_outside_the_table(ids):
     table = TRAINED.token_table
     with pytest.raises((ValueError, TypeError, OverflowError)):
         compiled.encoding_json(ids, table.json_texts, table.lengths)
+
+
+@needs_compiled
+def test_the_compiled_writer_writes_every_number_of_digits():
+    ids = [0, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 99_999, 100_000, 999_999, 1_000_000, 7]
+    texts, lengths = ['"x"'] * 1_000_001, list(range(1_000_001))  # token k is k bytes long
+    offsets = [0]
+    for token_id in ids:
+        offsets.append(offsets[-1] + token_id)
+    expected = {"ids": ids, "tokens": ["x"] * len(ids),
+                "spans": [[a, b] for a, b in zip(offsets, offsets[1:])]}
+    assert compiled.encoding_json(ids, texts, lengths) == json.dumps(expected)
