@@ -8,16 +8,14 @@ version (COPY on Postgres), and read back in rank order by ``TokenizerVersion.lo
 
 from __future__ import annotations
 
-import functools
-
 from django.conf import settings
-from django.db import connections, models
+from django.db import models
 from django.utils import timezone
 
 from tokenizers_app.engines.registry import DEFAULT_KIND, TokenizerKind, kind_choices, kind_named
 from tokenizers_app.errors import Conflict, Invalid, NotFound
 
-from .aliases import Alias, version_number
+from .aliases import digest_row, version_number
 from .contents import VocabEntry
 from .engine_versions import EngineContents
 from .runs import TrainingRun
@@ -100,21 +98,10 @@ class VersionQuerySet(models.QuerySet):
         return found or self._not_found(name, version_ref)
 
     def digest_only(self, name: str, ref: str) -> TokenizerVersion:
-        """``only("pk", "digest").resolve(f"{name}@{ref}")`` in one query of SQL written once
-        per process: the encode's lookup on every request, where the ORM's building of the
-        query cost more than running it (bench/HISTORY.md). ``digest_only("web-en",
-        "production")`` -> the version the alias points at now (its other columns are read on
-        first use). A ref that names nothing goes through ``resolve``, whose errors say why."""
-        number = version_number(ref) if ref else None
-        if not ref:
-            return self.only("pk", "digest").resolve(f"{name}@{ref}")
-        if number is None:
-            sql, params = lookup_sql("alias"), [name, ref]
-        else:
-            sql, params = lookup_sql("number"), [name, number, TokenizerVersion.Status.READY]
-        with connections[self.db].cursor() as cursor:
-            cursor.execute(sql, params)
-            row = cursor.fetchone()
+        """``only("pk", "digest").resolve(f"{name}@{ref}")`` for the encode, in one query of SQL
+        (``aliases.digest_row``): the version ``web-en@production`` names now, its other columns
+        read on first use. A ref that names nothing goes through ``resolve`` for its error."""
+        row = digest_row(self.db, name, ref, TokenizerVersion.Status.READY) if ref else None
         if row is None:
             return self.only("pk", "digest").resolve(f"{name}@{ref}")
         return self.model.from_db(self.db, ["id", "digest"], row)
@@ -309,18 +296,3 @@ class TokenizerVersion(EngineContents, VersionContents, models.Model):
         """The version's rows are written: from now on it is immutable."""
         TokenizerVersion.objects.filter(pk=self.pk).update(status=self.Status.READY)
         self.status = self.Status.READY
-
-
-@functools.cache
-def lookup_sql(by: str) -> str:
-    """``digest_only``'s query by ``"alias"`` (its parameters: the tokenizer's name and the
-    alias) or by ``"number"`` (the name, the number and the ready status), on the models'
-    tables. One row at most: tokenizer names are unique, and a tokenizer's aliases and
-    numbers."""
-    versions, tokenizers, aliases = (model._meta.db_table
-                                     for model in (TokenizerVersion, Tokenizer, Alias))
-    found = (f"SELECT v.id, v.digest FROM {versions} v "
-             f"JOIN {tokenizers} t ON t.id = v.tokenizer_id ")
-    if by == "alias":
-        return found + f"JOIN {aliases} a ON a.version_id = v.id WHERE t.name = %s AND a.name = %s"
-    return found + "WHERE t.name = %s AND v.number = %s AND v.status = %s"
