@@ -1,5 +1,6 @@
 """The core's compiled loops: optional C extensions built from the ``.pyx`` twins of
-``training_loop.py`` and ``encoding_loop.py`` (see ``tokenizers_app/bpe/compiled.py``).
+``training_loop.py``, ``encoding_loop.py`` and ``token_table.py``'s answer writer (see
+``tokenizers_app/bpe/compiled.py``).
 
 Without a C compiler or the Python headers the build of each extension fails, one warning line
 names it (``optional=True``, ``BuildOptional``), and the install goes on with the pure-Python core. Everything else about the
@@ -11,7 +12,7 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-COMPILED = ["training_loop_compiled", "encoding_loop_compiled"]
+COMPILED = ["training_loop_compiled", "encoding_loop_compiled", "token_table_compiled"]
 
 
 class BuildOptional(build_ext):

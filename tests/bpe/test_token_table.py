@@ -1,14 +1,16 @@
 """The token table (display texts, their JSON and byte lengths kept per tokenizer) against its
 plain version: ``token_text`` and ``len`` of each token, spans added up one token at a time, and
-``json.dumps`` of the answer."""
+``json.dumps`` of the answer; the answer's compiled writer against its Python one."""
 
 import json
+
+import pytest
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.bpe.corpora import SAMPLES
-from tokenizers_app.bpe import Tokenizer, train_bpe
+from tokenizers_app.bpe import Tokenizer, compiled, train_bpe
 from tokenizers_app.bpe.display import token_text
 from tokenizers_app.bpe.token_table import TokenTable, by_id
 
@@ -87,3 +89,47 @@ def test_ids_with_few_gaps_are_a_list_and_sparse_ids_a_dict():
     ids = sparse.encode_ordinary("abc")
     assert ids == [2**31 - 1, 99]
     assert sparse.token_table.encoding_json(ids) == json.dumps(plain_answer(sparse, ids))
+
+
+needs_compiled = pytest.mark.skipif(compiled.encoding_json is None,
+                                    reason="the compiled core was not built: Python writer only")
+
+
+@needs_compiled
+@given(st.lists(st.binary(max_size=6), min_size=1, max_size=40), st.data())
+def test_the_compiled_writer_writes_what_the_python_one_joins(tokens, data):
+    vocab = dict(enumerate(tokens))  # dense: the tables are lists
+    table = TokenTable(vocab)
+    ids = data.draw(st.lists(st.sampled_from(sorted(vocab)), max_size=30))
+    written = compiled.encoding_json(ids, table.json_texts, table.lengths)
+    assert written == table.joined_json(ids) == table.encoding_json(ids)
+    assert json.loads(written)["tokens"] == table.texts_of(ids)
+
+
+@needs_compiled
+def test_the_compiled_writer_gives_the_plain_answer_of_real_encodings():
+    for text in TEXTS + [TEXTS[1] * 300, "a" * 10_000]:
+        ids = TRAINED.encode(text, allowed_special="all")
+        written = compiled.encoding_json(ids, TRAINED.token_table.json_texts,
+                                         TRAINED.token_table.lengths)
+        assert written == json.dumps(plain_answer(TRAINED, ids))
+
+
+@needs_compiled
+@pytest.mark.parametrize("ids", [[-1], [10**6], [2**70], [1, None]])
+def test_the_compiled_writer_refuses_an_id_outside_the_table(ids):
+    table = TRAINED.token_table
+    with pytest.raises((ValueError, TypeError, OverflowError)):
+        compiled.encoding_json(ids, table.json_texts, table.lengths)
+
+
+@needs_compiled
+def test_the_compiled_writer_writes_every_number_of_digits():
+    ids = [0, 9, 10, 99, 100, 999, 1000, 9999, 10_000, 99_999, 100_000, 999_999, 1_000_000, 7]
+    texts, lengths = ['"x"'] * 1_000_001, list(range(1_000_001))  # token k is k bytes long
+    offsets = [0]
+    for token_id in ids:
+        offsets.append(offsets[-1] + token_id)
+    expected = {"ids": ids, "tokens": ["x"] * len(ids),
+                "spans": [[a, b] for a, b in zip(offsets, offsets[1:])]}
+    assert compiled.encoding_json(ids, texts, lengths) == json.dumps(expected)

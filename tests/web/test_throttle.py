@@ -156,3 +156,72 @@ def test_a_cache_that_does_not_answer_lets_requests_pass(client, settings, addre
         assert client.post("/api/runs", "{}", content_type="application/json",
                            REMOTE_ADDR=address).status_code == 401
     assert "throttling skipped: the cache does not answer" in caplog.text
+
+
+def counts_from_threads(threads: int, each: int, key: str) -> list[int]:
+    """The counts ``window_count`` gave ``threads`` threads counting ``each`` requests of one
+    key at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tokenizers_app.throttle import window_count
+
+    window = int(time.time() // 3600)
+    with ThreadPoolExecutor(threads) as pool:
+        runs = [pool.submit(lambda: [window_count(key, 3600, window) for _ in range(each)])
+                for _ in range(threads)]
+        return sorted(count for run in runs for count in run.result())
+
+
+def test_the_file_cache_gives_every_request_of_a_window_its_own_count(settings, tmp_path):
+    """Requests counted at once get 1, 2, ..., N: none lost, none shared (a client cannot
+    pass the rate by sending requests together)."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased."
+                                              "FileBasedCache", "LOCATION": str(tmp_path)}}
+    assert counts_from_threads(4, 50, f"throttle:encode:{uuid.uuid4()}") == list(range(1, 201))
+    [window] = os.listdir(tmp_path / "throttle")
+    assert window == f"3600s-{int(time.time() // 3600)}"
+
+
+def test_the_file_cache_forgets_the_windows_that_ended(settings, tmp_path):
+    from tokenizers_app.throttle import window_count
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased."
+                                              "FileBasedCache", "LOCATION": str(tmp_path)}}
+    for window in (97, 98, 99, 100):
+        assert window_count("throttle:writes:10.0.0.1", 60, window) == 1
+    assert window_count("throttle:writes:10.0.0.1", 60, 100) == 2
+    assert window_count("throttle:writes:10.0.0.1", 3600, 5) == 1  # another period's own
+    assert sorted(os.listdir(tmp_path / "throttle")) == ["3600s-5", "60s-100", "60s-99"]
+
+
+@pytest.fixture
+def redis_cache(settings):
+    """The default cache in the Redis running here, under a key prefix of this test's own."""
+    redis = pytest.importorskip("redis")
+    try:
+        redis.Redis.from_url("redis://127.0.0.1:6379/15", socket_timeout=2).ping()
+    except redis.exceptions.ConnectionError:
+        pytest.skip("no Redis at 127.0.0.1:6379")
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:6379/15",
+                                   "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}
+    return redis.Redis.from_url("redis://127.0.0.1:6379/15")
+
+
+def test_redis_gives_every_request_of_a_window_its_own_count_and_forgets_it(redis_cache):
+    from django.core.cache import cache
+
+    key = f"throttle:encode:{uuid.uuid4()}"
+    assert counts_from_threads(4, 50, key) == list(range(1, 201))
+    assert cache.get(key) == 200  # the count is the cache's own integer
+    assert 0 < redis_cache.ttl(cache.make_and_validate_key(key)) <= 3601
+
+
+def test_encoding_over_the_rate_gets_429_with_the_count_in_redis(client, settings, address,
+                                                                 redis_cache, one_window):
+    settings.THROTTLE_ENCODE = "2/minute"
+    answers = [client.post("/api/tokenizers/x/versions/1/encode", "{}",
+                           content_type="application/json", REMOTE_ADDR=address)
+               for _ in range(3)]
+    assert [a.status_code == 429 for a in answers] == [False, False, True]
+    assert answers[2]["Retry-After"] == "30"

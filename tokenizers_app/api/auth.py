@@ -32,7 +32,10 @@ class SessionAuth(APIKeyCookie):
         return super()._get_key(request)
 
     def authenticate(self, request, key):
-        if not request.user.is_authenticated:
+        """The signed-in user; None at once without a session cookie (``key``), as such a
+        request has no session, so no user is read for it (django-ninja calls this for every
+        request, cookie or not)."""
+        if key is None or not request.user.is_authenticated:
             return None
         allow_upload(request)
         return request.user

@@ -136,8 +136,7 @@ def encode(request, name: str, ref: str, body: EncodeIn):
                        field="text")
     check_text(body.text)
     # the row's digest alone (its other columns are read only if this process loads it)
-    tokenizer = (TokenizerVersion.objects.only("pk", "digest").resolve(f"{name}@{ref}")
-                 .cached_tokenizer())
+    tokenizer = TokenizerVersion.objects.digest_only(name, ref).cached_tokenizer()
     check_special_lists(tokenizer.special_tokens, allowed_special=body.allowed_special,
                         disallowed_special=body.disallowed_special)
     allowed = body.allowed_special if body.allowed_special == "all" else set(body.allowed_special)

@@ -4,8 +4,10 @@ The merge loop (``training_loop.learn_merges``) and the per-pre-token BPE of enc
 (``encoding_loop.MergeTable``) each have a compiled twin (``training_loop_compiled.pyx``,
 ``encoding_loop_compiled.pyx``); the second also scans the gpt2 pattern (``gpt2_split``, equal to
 ``regex``'s split) and encodes with it in one pass (``MergeTable.encode_gpt2``: scan, look up,
-merge). They are built by ``pip install`` where a C compiler and the Python
-headers exist (see setup.py). Both give the same results to the byte (tests/bpe/test_compiled.py);
+merge). The encode answer's writer (``TokenTable.encoding_json``) has one too
+(``token_table_compiled.pyx``; ``encoding_json`` here, None without it). They are built by
+``pip install`` where a C compiler and the Python headers exist (see setup.py). Both give the
+same results to the byte (tests/bpe/test_compiled.py, tests/bpe/test_token_table.py);
 the compiled ones are faster. The pure ones run when the compiled ones were not built, or when
 the environment sets ``BPE_PURE_PYTHON=1``, read once when this module is imported.
 
@@ -25,18 +27,18 @@ from .training_loop import learn_merges as pure_learn_merges
 PURE_SWITCH = "BPE_PURE_PYTHON"
 
 
-def _compiled_modules():
-    """The compiled twins, or None when the switch forbids them or they were not built."""
+def _compiled_modules(*names: str):
+    """The compiled twins of these names, or None when the switch forbids them or one of them
+    was not built."""
     if os.environ.get(PURE_SWITCH) == "1":
         return None
     try:  # by name: extension modules, which import graphs of the sources cannot see
-        return tuple(importlib.import_module(f"{__package__}.{name}")
-                     for name in ("training_loop_compiled", "encoding_loop_compiled"))
+        return tuple(importlib.import_module(f"{__package__}.{name}") for name in names)
     except ImportError:
         return None
 
 
-_modules = _compiled_modules()
+_modules = _compiled_modules("training_loop_compiled", "encoding_loop_compiled")
 if _modules is not None:
     CORE_PATH = "compiled (Cython)"
     learn_merges = _modules[0].learn_merges
@@ -49,3 +51,8 @@ else:
     MergeTable = PureMergeTable
     gpt2_split = None
 IS_COMPILED = _modules is not None
+
+# the encode answer written in C (token_table), on its own: a build older than this module
+# keeps its compiled loops and writes answers in Python until it is built again
+_writer = _compiled_modules("token_table_compiled") if IS_COMPILED else None
+encoding_json = _writer[0].encoding_json if _writer is not None else None

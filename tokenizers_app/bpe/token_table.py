@@ -5,8 +5,9 @@ the lengths, the byte span of each token of an encoding.
 A request that shows 6,400 tokens then looks each one up in C (``map`` over a list indexed by
 id) instead of rebuilding its text and adding its length in Python, and its JSON answer is
 joined from those pieces (``encoding_json``: faster than validating and dumping the same lists;
-bench/HISTORY.md). The plain version, one ``token_text`` and one ``len`` per token and ``json.dumps``,
-is the oracle of ``tests/bpe/test_token_table.py``.
+bench/HISTORY.md), in one pass of C where the core is compiled (``token_table_compiled.pyx``) and
+the table is dense, else in Python (``joined_json``). The plain version, one ``token_text`` and
+one ``len`` per token and ``json.dumps``, is the oracle of ``tests/bpe/test_token_table.py``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from itertools import accumulate, islice
 
 import orjson
 
+from .compiled import encoding_json as compiled_encoding_json
 from .display import token_text
 
 ById = list | dict  # a list indexed by id when the ids are dense, else a dict by id
@@ -83,7 +85,16 @@ class TokenTable:
         joined from each token's JSON text and the offsets' digits:
         ``TokenTable({0: b"a", 1: b" b"}).encoding_json([0, 1])`` ->
         ``{"ids": [0, 1], "tokens": ["a", "\\u00b7b"], "spans": [[0, 1], [1, 3]]}``. ``spans``,
-        when given, are used as they are (an engine's, whose tokens are pieces, not bytes)."""
+        when given, are used as they are (an engine's, whose tokens are pieces, not bytes).
+        Written in C when the core is compiled and the table dense, else by ``joined_json``."""
+        if (spans is None and compiled_encoding_json is not None and type(ids) is list
+                and type(self.json_texts) is list):
+            return compiled_encoding_json(ids, self.json_texts, self.lengths)
+        return self.joined_json(ids, spans)
+
+    def joined_json(self, ids: Sequence[int], spans: list[tuple[int, int]] | None = None) -> str:
+        """``encoding_json`` in Python: the tokens' JSON texts joined, the ids and spans dumped
+        by ``orjson``."""
         tokens = ", ".join(map(self.json_texts.__getitem__, ids))
         spans = self._spans_json(ids) if spans is None else json.dumps(spans)
         return f'{{"ids": {ints_json(ids)}, "tokens": [{tokens}], "spans": {spans}}}'

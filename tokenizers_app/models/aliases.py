@@ -1,11 +1,13 @@
-"""Aliases (``production``, ``candidate``): movable pointers to versions, and every move."""
+"""Aliases (``production``, ``candidate``): movable pointers to versions, and every move; a ref's
+version looked up in one query for the encode (``digest_row``)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from django.conf import settings
-from django.db import models
+from django.db import connections, models
 from django.utils import timezone
 
 from tokenizers_app.errors import Invalid
@@ -25,6 +27,33 @@ def version_number(ref: str) -> int | None:
         return None
     raise Invalid(f"{ref!r} is not a version number or an alias: write a number (1, 2, ...) or "
                   f"an alias (lowercase letters, digits, '_' or '-', starting with a letter)")
+
+
+
+def digest_row(db: str, name: str, ref: str, ready: str) -> tuple[int, str] | None:
+    """``(pk, digest)`` of the version that ``name@ref`` names (an alias, or the number of a
+    version whose status is ``ready``), in one query of SQL written once per process (the ORM's
+    building of it cost more than running it: bench/HISTORY.md), or None:
+    ``digest_row("default", "web-en", "production", "ready") -> (12, "9f2c...")``."""
+    number = version_number(ref)
+    by, params = ("alias", [name, ref]) if number is None else ("number", [name, number, ready])
+    with connections[db].cursor() as cursor:
+        cursor.execute(lookup_sql(by), params)
+        return cursor.fetchone()
+
+
+@functools.cache
+def lookup_sql(by: str) -> str:
+    """``digest_row``'s query by ``"alias"`` or by ``"number"``, on the models' tables. One row
+    at most: tokenizer names are unique, and a tokenizer's aliases and numbers."""
+    versions, tokenizers = (Alias._meta.get_field(field).related_model._meta.db_table
+                            for field in ("version", "tokenizer"))
+    found = (f"SELECT v.id, v.digest FROM {versions} v "
+             f"JOIN {tokenizers} t ON t.id = v.tokenizer_id ")
+    if by == "alias":
+        return (found + f"JOIN {Alias._meta.db_table} a ON a.version_id = v.id "
+                        f"WHERE t.name = %s AND a.name = %s")
+    return found + "WHERE t.name = %s AND v.number = %s AND v.status = %s"
 
 
 class Alias(models.Model):

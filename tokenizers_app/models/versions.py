@@ -15,7 +15,7 @@ from django.utils import timezone
 from tokenizers_app.engines.registry import DEFAULT_KIND, TokenizerKind, kind_choices, kind_named
 from tokenizers_app.errors import Conflict, Invalid, NotFound
 
-from .aliases import version_number
+from .aliases import digest_row, version_number
 from .contents import VocabEntry
 from .engine_versions import EngineContents
 from .runs import TrainingRun
@@ -96,6 +96,15 @@ class VersionQuerySet(models.QuerySet):
                 query = query.ready()
             found = next(iter(query.order_by()[:1]), None)
         return found or self._not_found(name, version_ref)
+
+    def digest_only(self, name: str, ref: str) -> TokenizerVersion:
+        """``only("pk", "digest").resolve(f"{name}@{ref}")`` for the encode, in one query of SQL
+        (``aliases.digest_row``): the version ``web-en@production`` names now, its other columns
+        read on first use. A ref that names nothing goes through ``resolve`` for its error."""
+        row = digest_row(self.db, name, ref, TokenizerVersion.Status.READY) if ref else None
+        if row is None:
+            return self.only("pk", "digest").resolve(f"{name}@{ref}")
+        return self.model.from_db(self.db, ["id", "digest"], row)
 
     def _not_found(self, name: str, version_ref: str):
         """Raise ``NotFound`` saying why ``name@version_ref`` names no version."""

@@ -163,6 +163,29 @@ def test_refs_resolve_by_number_alias_or_latest_and_explain_misses(corpus, staff
         resolve("prose-bpe@")  # not silently the latest
 
 
+def test_the_encodes_lookup_finds_what_resolve_finds_reading_the_digest_alone(corpus, staff):
+    first = train(corpus, vocab_size=300).versions.get()
+    second = train(corpus, vocab_size=320).versions.get()
+    move_alias(version=first, name="candidate", user=staff)
+    found = [TokenizerVersion.objects.digest_only("prose-bpe", ref) for ref in ("1", "2",
+                                                                                "candidate")]
+    assert [(v.pk, v.digest) for v in found] == [(first.pk, first.digest),
+                                                 (second.pk, second.digest)] + [
+        (first.pk, first.digest)]
+    assert all(v.get_deferred_fields() >= {"number", "tokenizer_id", "status"} for v in found)
+    assert found[2].cached_tokenizer().merges == first.load_tokenizer().merges
+    move_alias(version=second, name="candidate", user=staff)
+    assert TokenizerVersion.objects.digest_only("prose-bpe", "candidate").pk == second.pk
+    TokenizerVersion.objects.filter(pk=second.pk).update(status=TokenizerVersion.Status.BUILDING)
+    for ref, error, message in [("2", NotFound, "no version 2"), ("7", NotFound, "no version 7"),
+                                ("prod", NotFound, r"has no alias 'prod' \(aliases: candidate"),
+                                ("Prod", Invalid, ""), ("", Invalid, "names no version")]:
+        with pytest.raises(error, match=message):
+            TokenizerVersion.objects.digest_only("prose-bpe", ref)
+    with pytest.raises(NotFound, match="no tokenizer named 'nope'"):
+        TokenizerVersion.objects.digest_only("nope", "candidate")
+
+
 def test_a_list_of_refs_resolves_in_order_and_explains_what_is_wrong(corpus, staff):
     first = train(corpus, vocab_size=400).versions.get()
     second = train(corpus, vocab_size=500).versions.get()
