@@ -193,23 +193,37 @@ cdef class _Loop:
     # -- the words ---------------------------------------------------------------------------
 
     cdef int build(self, word_counts, Py_ssize_t alphabet_size, tick) except -1:
-        """Lay the words out, count their pairs and index where each starts."""
-        cdef int32_t[:] symbols = symbol_array(word_counts, alphabet_size)
-        cdef Py_ssize_t size = symbols.shape[0], p = 0, end, length, q
+        """Lay the words out, count their pairs and index where each starts. Byte-level words
+        are widened to symbols by ``symbol_array``; tuples of indices are copied here, each
+        checked to be below ``alphabet_size``, with no array of them built first."""
+        cdef bint spelled = isinstance(next(iter(word_counts), b""), bytes)
+        cdef int32_t[:] symbols = symbol_array(word_counts, alphabet_size) if spelled else None
+        cdef Py_ssize_t size = sum(map(len, word_counts)), p = 0, end, length, q
         cdef int64_t weight
+        cdef long symbol
         self.size = size
         self.sym = <int32_t *>grow(NULL, size, sizeof(int32_t))
         self.nxt = <int32_t *>grow(NULL, size, sizeof(int32_t))
         self.prv = <int32_t *>grow(NULL, size, sizeof(int32_t))
         self.freq = <int64_t *>grow(NULL, size, sizeof(int64_t))
-        for q in range(size):
-            self.sym[q] = symbols[q]
+        if spelled:
+            for q in range(size):
+                self.sym[q] = symbols[q]
         for index, (word, count) in enumerate(word_counts.items()):
             if not index % TICK_EVERY:
                 tick()
             length, weight, end = len(word), count, p + len(word)
             if length == 0:
                 continue
+            if not spelled:
+                q = p
+                for item in word:
+                    symbol = item
+                    if not 0 <= symbol < alphabet_size:
+                        raise ValueError(f"symbol {symbol} of a word is not an index into the "
+                                         f"alphabet of {alphabet_size} symbols")
+                    self.sym[q] = <int32_t>symbol
+                    q += 1
             for q in range(p, end):
                 self.nxt[q] = q + 1
                 self.prv[q] = q - 1
