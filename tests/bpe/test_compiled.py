@@ -71,6 +71,10 @@ def test_both_loops_agree_on_real_text():
 def test_the_compiled_loop_refuses_symbols_outside_the_alphabet():
     with pytest.raises(ValueError, match="symbol 2"):
         fast_training.learn_merges({(0, 2): 1}, 1, alphabet=[b"a", b"b"])
+    with pytest.raises(ValueError, match="symbol -1"):  # checked in every word, not the first
+        fast_training.learn_merges({(0, 1): 1, (1, 0, -1): 2}, 1, alphabet=[b"a", b"b"])
+    with pytest.raises(ValueError, match="symbol -1"):
+        training_loop.learn_merges({(0, 1): 1, (1, 0, -1): 2}, 1, alphabet=[b"a", b"b"])
 
 
 def test_the_compiled_loop_reports_progress_and_stops_when_told():
