@@ -2,6 +2,7 @@
 checked merge for merge against ``reference_extend`` and against tiktoken and HF tokenizers."""
 
 import json
+from itertools import accumulate
 
 import pytest
 import tiktoken
@@ -10,6 +11,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tests.bpe.corpora import CHINESE, ENGLISH, JAPANESE
 from tests.bpe.reference import reference_extend
 from tokenizers_app.bpe import Tokenizer
+from tokenizers_app.bpe.compiled import learn_merges
 from tokenizers_app.bpe.extension import (
     extend_bpe,
     extend_from_counts,
@@ -103,12 +105,14 @@ def test_the_segmentation_is_the_parents_encoding_as_indices_into_its_alphabet()
     for pretoken in parent.pretokenizer.split(ENGLISH + CHINESE):
         counts[pretoken.encode()] = counts.get(pretoken.encode(), 0) + 1
     _alphabet, index_of = parent_alphabet(parent)
-    expected = {}
-    for pretoken, count in counts.items():
-        ids = parent.encode_ordinary(pretoken.decode())
-        if len(ids) > 1:
-            expected[tuple(index_of[i] for i in ids)] = count
-    assert parent_segmentation(parent, counts, index_of) == expected
+    expected = [(tuple(index_of[i] for i in parent.encode_ordinary(pretoken.decode())), count)
+                for pretoken, count in counts.items()]
+    words = parent_segmentation(parent, counts, index_of)
+    ends = list(accumulate(words.lengths))
+    got = [tuple(words.symbols[end - length:end]) for end, length in zip(ends, words.lengths)]
+    assert list(zip(got, words.counts)) == expected
+    assert learn_merges(words, 40, alphabet=_alphabet, skip_known=True) == learn_merges(
+        dict(expected), 40, alphabet=_alphabet, skip_known=True)
 
 
 def test_text_the_new_merges_do_not_touch_keeps_the_parents_ids():

@@ -23,6 +23,7 @@ from .pairs import LOW, SHIFT, pack
 from .parameters import TrainingParameters
 from .pretokenize import PreTokenizer
 from .tokenizer import Tokenizer
+from .training_loop import FlatWords
 from .training import Ticker, TrainResult, check_pretoken_sizes, count_pretokens, stop_reason
 
 
@@ -75,16 +76,15 @@ def parent_alphabet(parent: Tokenizer) -> tuple[list[bytes], dict[int, int]]:
 
 
 def parent_segmentation(parent: Tokenizer, word_counts: dict[bytes, int],
-                        index_of: dict[int, int]) -> dict[tuple[int, ...], int]:
+                        index_of: dict[int, int]) -> FlatWords:
     """Each pre-token as the parent encodes it (indices into ``parent_alphabet``), with its
-    count; pre-tokens that are one token already hold no pair and are left out. The parent's
-    merges run on its merge table renumbered by ``index_of`` (``index_table``), so that
-    ``bpe_many`` gives the indices the merge loop takes, with no step per token in Python. Two
-    pre-tokens never share a segmentation (its tokens spell the pre-token), so no counts add up.
-    """
-    table = index_table(parent._table, index_of)
-    segmented = zip(table.bpe_many(word_counts), word_counts.values())
-    return {word: count for word, count in segmented if len(word) > 1}
+    count, laid end to end for the merge loop (``FlatWords``). The parent's merges run on its
+    merge table renumbered by ``index_of`` (``index_table``), so that ``bpe_flat`` gives the
+    indices the loop takes, with no step per token, nor a tuple per pre-token, in Python. Two
+    pre-tokens never share a segmentation (its tokens spell the pre-token), so no counts add up;
+    a pre-token that is one token already is kept, and holds no pair."""
+    symbols, lengths = index_table(parent._table, index_of).bpe_flat(word_counts)
+    return FlatWords(symbols, lengths, list(word_counts.values()))
 
 
 def index_table(table: MergeTable, index_of: dict[int, int]) -> MergeTable:
