@@ -23,8 +23,8 @@ from .pairs import LOW, SHIFT, pack
 from .parameters import TrainingParameters
 from .pretokenize import PreTokenizer
 from .tokenizer import Tokenizer
-from .training_loop import FlatWords
 from .training import Ticker, TrainResult, check_pretoken_sizes, count_pretokens, stop_reason
+from .training_loop import FlatWords
 
 
 def check_extension_size(parent_size: int, vocab_size: int) -> int:
