@@ -8,7 +8,8 @@ a fresh child process, taking turns: ``extend`` continues the parent's merges on
 ``--new`` tokens (``bpe.extension.extend_bpe``); ``scratch-total`` trains from scratch on
 ``--corpus`` to the child's total (parent + new); ``scratch-new`` trains from scratch on
 ``--corpus`` to 256 + ``--new`` tokens (the cost of learning the new merges alone). The script
-prints the best wall time and the peak RSS of each, and the ratios against ``extend``.
+prints the best wall time of each (and its slowest), the peak RSS, the ratios against ``extend``,
+and extend / scratch-new in each round.
 
 Without paths it writes two corpora of ``--mb`` MB each: made-up lowercase words (the parent's
 domain) and random CJK text with punctuation (the new one), built from code, not downloaded.
@@ -211,12 +212,19 @@ def main() -> None:
 
 
 def report(results: dict[str, list[dict]]) -> None:
+    """The best time of each, its spread over the repeats, and ``extend``'s time over
+    ``scratch-new``'s in each round (they take turns, so a round's two ran under the same load)."""
     best = {name: (min(r["seconds"] for r in rs), max(r["rss_kb"] for r in rs), rs[0]["vocab"])
             for name, rs in results.items()}
     for name, (seconds, rss, vocab) in best.items():
         ratio = seconds / best["extend"][0]
-        print(f"{name:14} {seconds:8.2f} s  {rss / 1024:8.0f} MB peak RSS  {vocab:7,} tokens  "
-              f"time x{ratio:.2f} of extend")
+        worst = max(r["seconds"] for r in results[name])
+        print(f"{name:14} {seconds:8.2f} s  (up to {worst:.2f} s)  {rss / 1024:6.0f} MB peak RSS  "
+              f"{vocab:7,} tokens  time x{ratio:.2f} of extend")
+    rounds = [e["seconds"] / s["seconds"]
+              for e, s in zip(results["extend"], results["scratch-new"])]
+    print(f"extend / scratch-new: best {best['extend'][0] / best['scratch-new'][0]:.2f}; per "
+          f"round {', '.join(f'{r:.2f}' for r in rounds)}")
 
 
 if __name__ == "__main__":

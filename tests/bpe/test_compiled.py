@@ -5,7 +5,9 @@ byte for byte, and the switch (``compiled``, ``BPE_PURE_PYTHON=1``) that picks o
 import os
 import subprocess
 import sys
+from array import array
 from collections import Counter
+from itertools import chain
 from pathlib import Path
 
 import pytest
@@ -71,6 +73,38 @@ def test_both_loops_agree_on_real_text():
 def test_the_compiled_loop_refuses_symbols_outside_the_alphabet():
     with pytest.raises(ValueError, match="symbol 2"):
         fast_training.learn_merges({(0, 2): 1}, 1, alphabet=[b"a", b"b"])
+    with pytest.raises(ValueError, match="symbol -1"):  # checked in every word, not the first
+        fast_training.learn_merges({(0, 1): 1, (1, 0, -1): 2}, 1, alphabet=[b"a", b"b"])
+    with pytest.raises(ValueError, match="symbol -1"):
+        training_loop.learn_merges({(0, 1): 1, (1, 0, -1): 2}, 1, alphabet=[b"a", b"b"])
+
+
+def flat(words: dict) -> training_loop.FlatWords:
+    """The same words laid end to end."""
+    return training_loop.FlatWords(array("i", chain.from_iterable(words)),
+                                   array("i", map(len, words)), list(words.values()))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.lists(st.integers(0, 5), min_size=1, max_size=10).map(tuple),
+                       st.integers(1, 9), max_size=20))
+def test_both_loops_learn_the_same_from_flat_words_as_from_tuples(words):
+    alphabet = [b"a", b"a</w>", "\u00e9".encode(), b"b", b"\xff", b"ab"]
+    pure, fast = both_learn(flat(words), 30, alphabet=alphabet)
+    assert fast == pure == training_loop.learn_merges(words, 30, alphabet=alphabet)
+
+
+@pytest.mark.parametrize("learn", [training_loop.learn_merges, fast_training.learn_merges])
+def test_both_loops_refuse_flat_words_whose_parts_disagree(learn):
+    symbols = array("i", [0, 1, 1])
+    for words in (training_loop.FlatWords(symbols, array("i", [2, 2]), [1, 1]),
+                  training_loop.FlatWords(symbols, array("i", [2, 1]), [1]),
+                  training_loop.FlatWords(symbols, array("i", [4, -1]), [1, 1])):
+        with pytest.raises(ValueError, match="must agree"):
+            learn(words, 3, alphabet=[b"a", b"b"])
+    with pytest.raises(ValueError, match="symbol 2"):
+        learn(training_loop.FlatWords(array("i", [0, 2]), array("i", [2]), [1]), 3,
+              alphabet=[b"a", b"b"])
 
 
 def test_the_compiled_loop_reports_progress_and_stops_when_told():
@@ -134,6 +168,9 @@ def test_both_encoders_give_the_same_ids_on_real_and_long_text(tokenizers):
         pure = encoding_loop.MergeTable(table.ranks, table.merged, table.byte_ids)
         fast = fast_encoding.MergeTable(table.ranks, table.merged, table.byte_ids)
         assert fast.bpe_many(pretokens) == pure.bpe_many(pretokens)
+        ids, lengths = fast.bpe_flat(pretokens)
+        assert (ids, lengths) == pure.bpe_flat(pretokens)
+        assert list(lengths) == list(map(len, pure.bpe_many(pretokens)))
 
 
 def test_sparse_ids_encode_alike():

@@ -2,6 +2,7 @@
 checked merge for merge against ``reference_extend`` and against tiktoken and HF tokenizers."""
 
 import json
+from itertools import accumulate
 
 import pytest
 import tiktoken
@@ -10,7 +11,13 @@ from tokenizers import Tokenizer as HFTokenizer
 from tests.bpe.corpora import CHINESE, ENGLISH, JAPANESE
 from tests.bpe.reference import reference_extend
 from tokenizers_app.bpe import Tokenizer
-from tokenizers_app.bpe.extension import extend_bpe, extend_from_counts
+from tokenizers_app.bpe.compiled import learn_merges
+from tokenizers_app.bpe.extension import (
+    extend_bpe,
+    extend_from_counts,
+    parent_alphabet,
+    parent_segmentation,
+)
 from tokenizers_app.bpe.formats import dumps_tokenizer
 from tokenizers_app.bpe.formats.tiktoken import pat_str
 from tokenizers_app.bpe.parameters import check_training_parameters
@@ -85,6 +92,27 @@ def test_a_parent_with_holes_and_specials_last_keeps_its_ids():
     child = _extended(parent, CHINESE, len(vocab) + 10).tokenizer()
     _assert_parent_kept(parent, child)
     assert min(set(child.vocab) - set(vocab)) == 1001
+
+
+def test_the_segmentation_is_the_parents_encoding_as_indices_into_its_alphabet():
+    """``parent_segmentation`` merges on a renumbered table; it must give what the parent's own
+    encoding gives, each id turned into its index (here with a hole and a special token last)."""
+    base = _trained(ENGLISH, 340, specials=())
+    vocab = {(i if i < 300 else i + 7): t for i, t in base.vocab.items()}
+    vocab[1000] = b"<|endoftext|>"
+    parent = Tokenizer(vocab, base.merges, {"<|endoftext|>": 1000}, "gpt2")
+    counts = {}
+    for pretoken in parent.pretokenizer.split(ENGLISH + CHINESE):
+        counts[pretoken.encode()] = counts.get(pretoken.encode(), 0) + 1
+    _alphabet, index_of = parent_alphabet(parent)
+    expected = [(tuple(index_of[i] for i in parent.encode_ordinary(pretoken.decode())), count)
+                for pretoken, count in counts.items()]
+    words = parent_segmentation(parent, counts, index_of)
+    ends = list(accumulate(words.lengths))
+    got = [tuple(words.symbols[end - length:end]) for end, length in zip(ends, words.lengths)]
+    assert list(zip(got, words.counts)) == expected
+    assert learn_merges(words, 40, alphabet=_alphabet, skip_known=True) == learn_merges(
+        dict(expected), 40, alphabet=_alphabet, skip_known=True)
 
 
 def test_text_the_new_merges_do_not_touch_keeps_the_parents_ids():

@@ -19,7 +19,9 @@ both shapes against it. ``missing_keys`` is the cache rule the encoders share.
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Iterable
+from itertools import chain
 
 from .pairs import LOW, SHIFT
 
@@ -97,6 +99,14 @@ class MergeTable:
                     break  # one token is left
             out.append(tuple(ids))
         return out
+
+    def bpe_flat(self, pretokens: Iterable[bytes]) -> tuple[array, array]:
+        """``bpe_many``'s ids laid end to end, and how many ids each pre-token has, as two
+        ``array("i")`` (what an extension's merge loop takes, with no tuple per pre-token):
+        with ``b"ab"`` a token of id 7, ``bpe_flat([b"ab", b"c"]) -> (array("i", [7, 99]),
+        array("i", [1, 1]))``."""
+        merged = self.bpe_many(pretokens)
+        return array("i", chain.from_iterable(merged)), array("i", map(len, merged))
 
     def bpe_long(self, ids: list[int], rank_of: list[int]) -> list[int]:
         """A heap of ``(rank, position)`` over linked symbols; stale entries are skipped."""

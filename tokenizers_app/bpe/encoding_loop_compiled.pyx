@@ -16,6 +16,7 @@ The rank of a pair of ids comes from an open-addressing hash table of packed pai
 Python int is made once, so a pre-token's tuple of ids costs no new ints.
 """
 
+from cpython cimport array
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItemWithError
 from cpython.object cimport PyObject
@@ -35,6 +36,8 @@ cdef extern from "Python.h":
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memmove, memset
+
+import array
 
 from .encoding_loop import LONG_PRETOKEN  # the twins' one threshold, defined there
 from .pairs import SHIFT
@@ -132,8 +135,31 @@ cdef class MergeTable:
         finally:
             free_buffers(&room)
 
+    def bpe_flat(self, pretokens):
+        """``bpe_many``'s ids laid end to end, and how many ids each pre-token has, as two
+        ``array("i")``; no tuple is made per pre-token."""
+        cdef Buffers room
+        cdef array.array ids = array.array("i"), lengths = array.array("i")
+        cdef int count
+        init_buffers(&room)
+        try:
+            for pretoken in pretokens:
+                count = <int>self.merge_into(
+                    pretoken if type(pretoken) is bytes else bytes(pretoken), &room)
+                array.extend_buffer(ids, <char *>room.ids, count)
+                array.extend_buffer(lengths, <char *>&count, 1)
+        finally:
+            free_buffers(&room)
+        return ids, lengths
+
     cdef tuple merge_one(self, bytes data, Buffers *room):
-        """The ids of one pre-token, merged in ``room``'s arrays (grown when it is longer)."""
+        """The ids of one pre-token, as a tuple."""
+        cdef Py_ssize_t count = self.merge_into(data, room)
+        return self.as_tuple(room.ids, count)
+
+    cdef Py_ssize_t merge_into(self, bytes data, Buffers *room) except -1:
+        """Merge one pre-token into ``room.ids`` (grown when it is longer); returns how many
+        ids it has."""
         cdef Py_ssize_t n = PyBytes_GET_SIZE(data), count
         cdef const unsigned char *text = <const unsigned char *>PyBytes_AS_STRING(data)
         if n > room.size:
@@ -143,7 +169,7 @@ cdef class MergeTable:
                 count = self.merge_bytes(text, n, room.ids, room.rank_of, room.links)
         else:
             count = self.merge_bytes(text, n, room.ids, room.rank_of, room.links)
-        return self.as_tuple(room.ids, count)
+        return count
 
     def encode_gpt2(self, str text not None, dict cache not None, Py_ssize_t cache_size,
                     const unsigned char[::1] classes not None):

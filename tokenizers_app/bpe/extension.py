@@ -18,11 +18,13 @@ Its plain twin: ``reference_extend`` in tests/bpe/reference.py.
 
 from __future__ import annotations
 
-from .compiled import learn_merges
+from .compiled import MergeTable, learn_merges
+from .pairs import LOW, SHIFT, pack
 from .parameters import TrainingParameters
 from .pretokenize import PreTokenizer
 from .tokenizer import Tokenizer
 from .training import Ticker, TrainResult, check_pretoken_sizes, count_pretokens, stop_reason
+from .training_loop import FlatWords
 
 
 def check_extension_size(parent_size: int, vocab_size: int) -> int:
@@ -74,17 +76,25 @@ def parent_alphabet(parent: Tokenizer) -> tuple[list[bytes], dict[int, int]]:
 
 
 def parent_segmentation(parent: Tokenizer, word_counts: dict[bytes, int],
-                        index_of: dict[int, int]) -> dict[tuple[int, ...], int]:
-    """Each pre-token as the parent encodes it (indices into ``parent_alphabet``), counts summed;
-    pre-tokens that are one token already hold no pair and are left out."""
-    words: dict[tuple[int, ...], int] = {}
+                        index_of: dict[int, int]) -> FlatWords:
+    """Each pre-token as the parent encodes it (indices into ``parent_alphabet``), with its
+    count, laid end to end for the merge loop (``FlatWords``). The parent's merges run on its
+    merge table renumbered by ``index_of`` (``index_table``), so that ``bpe_flat`` gives the
+    indices the loop takes, with no step per token, nor a tuple per pre-token, in Python. Two
+    pre-tokens never share a segmentation (its tokens spell the pre-token), so no counts add up;
+    a pre-token that is one token already is kept, and holds no pair."""
+    symbols, lengths = index_table(parent._table, index_of).bpe_flat(word_counts)
+    return FlatWords(symbols, lengths, list(word_counts.values()))
+
+
+def index_table(table: MergeTable, index_of: dict[int, int]) -> MergeTable:
+    """``table`` with each id replaced by ``index_of[id]``: the same merges in the same ranks,
+    over other numbers. ``index_table`` of ``MergeTable({pack(5, 7): 0}, [9], byte_ids)`` with
+    ``index_of = {5: 0, 7: 1, 9: 2, ...}`` has ranks ``{pack(0, 1): 0}`` and merged ``[2]``."""
     index = index_of.__getitem__
-    pretokens = list(word_counts)
-    for pretoken, ids in zip(pretokens, parent._table.bpe_many(pretokens)):
-        if len(ids) > 1:
-            word = tuple(map(index, ids))
-            words[word] = words.get(word, 0) + word_counts[pretoken]
-    return words
+    ranks = {pack(index(pair >> SHIFT), index(pair & LOW)): rank
+             for pair, rank in table.ranks.items()}
+    return MergeTable(ranks, list(map(index, table.merged)), list(map(index, table.byte_ids)))
 
 
 def child_vocab(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]) -> dict[int, bytes]:

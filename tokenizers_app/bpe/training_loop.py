@@ -9,7 +9,8 @@ pair is an int ``left << SHIFT | right`` (``pairs``). The best pair comes from a
 count, then by the tie-break (``tie_break_key``, the one place the rule is written).
 
 Words are ``bytes`` (byte-level BPE: each byte is its own symbol) or tuples of indices into an
-alphabet of symbols given as their UTF-8 bytes (character-level BPE).
+alphabet of symbols given as their UTF-8 bytes (character-level BPE), each with its count; or
+``FlatWords``, the same indices laid end to end (an extension's segmentation by its parent).
 
 Plain twin (recounting every pair per merge), checked in test_training.py: ``reference_train``.
 """
@@ -22,6 +23,7 @@ from array import array
 from collections import Counter, defaultdict, deque
 from itertools import accumulate, chain, repeat
 from operator import call
+from typing import NamedTuple
 
 from .pairs import LOW, SHIFT
 
@@ -41,15 +43,48 @@ def tie_break_key(token: bytes) -> str:
     return "".join([chr(256 - b) for b in token]) + "\u0101"
 
 
+class FlatWords(NamedTuple):
+    """Words laid end to end, as the parent's segmentation gives them to an extension (no tuple
+    per word): ``symbols`` (indices into the alphabet), ``lengths`` (each word's number of
+    symbols), ``counts`` (each word's count). ``FlatWords(array("i", [0, 1, 1]), array("i", [2,
+    1]), [3, 5])`` holds the words of ``{(0, 1): 3, (1,): 5}``."""
+    symbols: array
+    lengths: array
+    counts: list[int]
+
+
+# the words a merge loop takes: byte strings, tuples of indices, or FlatWords; each with a count
+Words = dict[bytes, int] | dict[tuple[int, ...], int] | FlatWords
+
+
+def is_byte_level(words: Words) -> bool:
+    """Whether the words are byte strings (each byte its own symbol): ``is_byte_level({b"ab":
+    1}) -> True``; ``is_byte_level({(0, 1): 1}) -> False``. No words count as byte-level."""
+    return not isinstance(words, FlatWords) and isinstance(next(iter(words), b""), bytes)
+
+
+def word_lengths_and_counts(words: Words) -> tuple[list[int], list[int]]:
+    """Each word's number of symbols and its count: ``word_lengths_and_counts({b"ab": 2, b"c":
+    5}) -> ([2, 1], [2, 5])``. ``ValueError`` for ``FlatWords`` whose parts disagree."""
+    if not isinstance(words, FlatWords):
+        return list(map(len, words)), list(words.values())
+    lengths, counts = list(words.lengths), list(words.counts)
+    if (sum(lengths) != len(words.symbols) or len(counts) != len(lengths)
+            or min(lengths, default=0) < 0):
+        raise ValueError(f"flat words of {len(words.symbols)} symbols, {sum(lengths)} in their "
+                         f"lengths, {len(lengths)} lengths and {len(counts)} counts: they must "
+                         f"agree, with no length below 0")
+    return lengths, counts
+
+
 class MergeState:
     """The words of a corpus as linked symbol arrays, with pair counts and a pair index."""
 
-    def __init__(self, word_counts: dict[bytes, int] | dict[tuple[int, ...], int],
-                 alphabet_size: int = 256, tick=lambda: None):
+    def __init__(self, word_counts: Words, alphabet_size: int = 256, tick=lambda: None):
         self.tick = tick  # called every TICK_EVERY steps of the build, for progress and stop
         self.sym = symbol_array(word_counts, alphabet_size)
         size = len(self.sym)
-        lengths = list(map(len, word_counts))
+        lengths, counts = word_lengths_and_counts(word_counts)
         self.nxt = array("i", range(1, size + 1))
         self.prv = array("i", range(-1, size - 1))
         nxt, prv = self.nxt, self.prv
@@ -59,8 +94,8 @@ class MergeState:
             nxt[end - 1] = -1
             if end < size:
                 prv[end] = -1
-        self.freq = array("q", chain.from_iterable(map(repeat, word_counts.values(), lengths)))
-        if isinstance(next(iter(word_counts), b""), bytes):
+        self.freq = array("q", chain.from_iterable(map(repeat, counts, lengths)))
+        if is_byte_level(word_counts):
             # byte-level words: the pairs are counted and indexed in C, not a step per position
             self.counts = byte_pair_counts(word_counts, tick)
             self.where = byte_pair_positions(b"".join(word_counts), tick)
@@ -180,14 +215,17 @@ def byte_pair_counts(word_counts: dict[bytes, int], tick=lambda: None) -> dict[i
 _UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
 
 
-def symbol_array(words, alphabet_size: int = 256) -> array:
+def symbol_array(words: Words, alphabet_size: int = 256) -> array:
     """The symbols of all words end to end: ``symbol_array([b"ab", b"c"]) -> array("i", [97,
-    98, 99])``; ``symbol_array([(0, 2), (1,)], 3) -> array("i", [0, 2, 1])``."""
-    if isinstance(next(iter(words), b""), bytes):
+    98, 99])``; ``symbol_array([(0, 2), (1,)], 3) -> array("i", [0, 2, 1])``; of ``FlatWords``,
+    a copy of its ``symbols``."""
+    if is_byte_level(words):
         sym = array("i")  # the fast path, in C: each byte widened to 32 bits by a codec
         sym.frombytes(b"".join(words).decode("latin-1").encode(_UTF32))
         if alphabet_size >= 256:
             return sym
+    elif isinstance(words, FlatWords):
+        sym = array("i", words.symbols)
     else:
         sym = array("i", chain.from_iterable(words))
     bad = [s for s in (min(sym), max(sym)) if not 0 <= s < alphabet_size] if sym else []
@@ -197,11 +235,12 @@ def symbol_array(words, alphabet_size: int = 256) -> array:
     return sym
 
 
-def learn_merges(word_counts: dict[bytes, int] | dict[tuple[int, ...], int], num_merges: int,
+def learn_merges(word_counts: Words, num_merges: int,
                  min_frequency: int = 1, ticker=None, alphabet: list[bytes] | None = None,
                  skip_known: bool = False) -> tuple[list[tuple[bytes, bytes]], list[int]]:
     """Learn up to ``num_merges`` merges over weighted words; returns (merges, merge counts).
-    ``alphabet`` (default: the 256 single bytes) holds the initial symbols; words index it.
+    ``alphabet`` (default: the 256 single bytes) holds the initial symbols; words index it
+    (tuples, or ``FlatWords``).
     ``skip_known`` (extension): a pair that would make a token already made is never learned.
 
     ``learn_merges({b"aaa": 2}, 2) -> ([(b"a", b"a"), (b"aa", b"a")], [4, 2])``;

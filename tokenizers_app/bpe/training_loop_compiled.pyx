@@ -25,7 +25,18 @@ from .pairs import SHIFT
 
 if SHIFT != 32:  # the C code packs a pair as left << 32 | right, as pairs does
     raise ImportError("pairs.SHIFT is not 32: the compiled loops no longer match pairs.py")
-from .training_loop import TICK_EVERY, symbol_array
+from .training_loop import (
+    TICK_EVERY,
+    FlatWords,
+    is_byte_level,
+    symbol_array,
+    word_lengths_and_counts,
+)
+
+
+def raise_outside(long symbol, Py_ssize_t alphabet_size):
+    raise ValueError(f"symbol {symbol} of a word is not an index into the alphabet of "
+                     f"{alphabet_size} symbols")
 
 cdef uint64_t EMPTY = <uint64_t>-1  # no pair packs to this: ids are below 2**31
 
@@ -193,30 +204,81 @@ cdef class _Loop:
     # -- the words ---------------------------------------------------------------------------
 
     cdef int build(self, word_counts, Py_ssize_t alphabet_size, tick) except -1:
-        """Lay the words out, count their pairs and index where each starts."""
-        cdef int32_t[:] symbols = symbol_array(word_counts, alphabet_size)
-        cdef Py_ssize_t size = symbols.shape[0], p = 0, end, length, q
-        cdef int64_t weight
+        """Lay the words out, count their pairs and index where each starts. Byte-level words
+        are widened to symbols by ``symbol_array``; tuples of indices and ``FlatWords`` are
+        copied here, each symbol checked to be below ``alphabet_size``, with no array of them
+        built first."""
+        cdef bint flat = isinstance(word_counts, FlatWords)
+        cdef bint spelled = is_byte_level(word_counts)
+        cdef Py_ssize_t size, p = 0, w
+        cdef const int32_t[:] lengths
+        if flat:
+            _, counts = word_lengths_and_counts(word_counts)  # checks that the parts agree
+            lengths = word_counts.lengths
+            size = len(word_counts.symbols)
+        else:
+            size = sum(map(len, word_counts))
         self.size = size
         self.sym = <int32_t *>grow(NULL, size, sizeof(int32_t))
         self.nxt = <int32_t *>grow(NULL, size, sizeof(int32_t))
         self.prv = <int32_t *>grow(NULL, size, sizeof(int32_t))
         self.freq = <int64_t *>grow(NULL, size, sizeof(int64_t))
-        for q in range(size):
-            self.sym[q] = symbols[q]
+        if spelled:
+            self.copy_symbols(symbol_array(word_counts, alphabet_size), 0, alphabet_size)
+        elif flat:
+            self.copy_symbols(word_counts.symbols, 0, alphabet_size)
+        if flat:
+            for w in range(lengths.shape[0]):
+                if not w % TICK_EVERY:
+                    tick()
+                self.link(p, lengths[w], counts[w])
+                p += lengths[w]
+            return self.count_pairs(tick)
         for index, (word, count) in enumerate(word_counts.items()):
             if not index % TICK_EVERY:
                 tick()
-            length, weight, end = len(word), count, p + len(word)
-            if length == 0:
-                continue
-            for q in range(p, end):
-                self.nxt[q] = q + 1
-                self.prv[q] = q - 1
-                self.freq[q] = weight
-            self.nxt[end - 1] = -1
-            self.prv[p] = -1
-            p = end
+            if not spelled:
+                self.copy_symbols(word, p, alphabet_size)
+            self.link(p, len(word), count)
+            p += len(word)
+        return self.count_pairs(tick)
+
+    cdef int copy_symbols(self, symbols, Py_ssize_t p, Py_ssize_t alphabet_size) except -1:
+        """Copy ``symbols`` (an ``array("i")``, or a tuple of ints) to ``sym[p:]``, each checked
+        to index the alphabet."""
+        cdef const int32_t[:] view
+        cdef long symbol
+        cdef Py_ssize_t q
+        if isinstance(symbols, tuple):
+            for item in <tuple>symbols:
+                symbol = item
+                if not 0 <= symbol < alphabet_size:
+                    raise_outside(symbol, alphabet_size)
+                self.sym[p] = <int32_t>symbol
+                p += 1
+            return 0
+        view = symbols
+        for q in range(view.shape[0]):
+            if not 0 <= view[q] < alphabet_size:
+                raise_outside(view[q], alphabet_size)
+            self.sym[p + q] = view[q]
+        return 0
+
+    cdef inline void link(self, Py_ssize_t p, Py_ssize_t length, int64_t weight) noexcept:
+        """Link the ``length`` symbols of one word, from ``p``, and give each its count."""
+        cdef Py_ssize_t q
+        if length == 0:
+            return
+        for q in range(p, p + length):
+            self.nxt[q] = q + 1
+            self.prv[q] = q - 1
+            self.freq[q] = weight
+        self.nxt[p + length - 1] = -1
+        self.prv[p] = -1
+
+    cdef int count_pairs(self, tick) except -1:
+        """Count every pair of the laid-out words and index where each starts."""
+        cdef Py_ssize_t p, q, size = self.size
         cdef int32_t i
         for p in range(size):
             if not p % TICK_EVERY:

@@ -27,6 +27,12 @@ def _byte_alphabet() -> list[str]:
 
 BYTE_TO_CHAR: list[str] = _byte_alphabet()
 CHAR_TO_BYTE: dict[str, int] = {char: byte for byte, char in enumerate(BYTE_TO_CHAR)}
+_OUTSIDE = "\uffff"  # not in the alphabet, and not Latin-1: ``unspell``'s mark of a bad character
+# ``str.translate`` table of ``unspell``: each character of the alphabet to the Latin-1 character
+# of its byte; the characters below U+0100 that are not in the alphabet (space, controls) to
+# ``_OUTSIDE``, so that they fail Latin-1 encoding as the characters above it do
+_UNSPELL_TABLE: dict[int, str] = {**{code: _OUTSIDE for code in range(256)},
+                                  **{ord(char): chr(byte) for char, byte in CHAR_TO_BYTE.items()}}
 
 
 def spell(token: bytes) -> str:
@@ -36,9 +42,11 @@ def spell(token: bytes) -> str:
 
 def unspell(text: str) -> bytes:
     """The bytes a byte-level spelling stands for; ``ValueError`` for a character outside the
-    alphabet: ``unspell("aĠb") -> b"a b"``."""
+    alphabet: ``unspell("aĠb") -> b"a b"``. Done in C: each character becomes the Latin-1
+    character of its byte (``_UNSPELL_TABLE``), then Latin-1 encoding gives the bytes."""
     try:
-        return bytes(CHAR_TO_BYTE[char] for char in text)
-    except KeyError as exc:
-        raise ValueError(f"token {text!r} is not byte-level spelled: character {exc.args[0]!r} "
+        return text.translate(_UNSPELL_TABLE).encode("latin-1")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        raise ValueError(f"token {text!r} is not byte-level spelled: character {bad!r} "
                          f"is not in GPT-2's byte alphabet") from None

@@ -95,31 +95,49 @@ def loads(data: bytes, name: str = FILE_NAME):
 
 
 def read_vocab(doc: dict, name: str, unspelling) -> dict:
-    """``[[id, spelling], ...] -> {id: token}`` with ids unique."""
-    vocab = {}
-    for entry in field(doc, "vocab", list, name):
-        if not (isinstance(entry, list) and len(entry) == 2 and _is_id(entry[0])
-                and isinstance(entry[1], str)):
-            raise ValueError(f"{name}: a vocab entry must be [id, token], got {entry!r:.80}")
-        if entry[0] in vocab:
-            raise ValueError(f"{name}: token id {entry[0]} is listed twice in the vocab")
-        vocab[entry[0]] = unspelling(entry[1])
+    """``[[id, spelling], ...] -> {id: token}`` with ids unique. The entries' shapes are checked
+    first, then the tokens are read in one ``map``: ``read_vocab({"vocab": [[0, "a"]]}, "t.json",
+    unspell) -> {0: b"a"}``."""
+    entries = field(doc, "vocab", list, name)
+    bad = next((e for e in entries if not _is_vocab_entry(e)), None)
+    if bad is not None:
+        raise ValueError(f"{name}: a vocab entry must be [id, token], got {bad!r:.80}")
+    ids = [entry[0] for entry in entries]
+    vocab = dict(zip(ids, map(unspelling, [entry[1] for entry in entries])))
+    if len(vocab) < len(ids):
+        seen: set[int] = set()
+        twice = next(i for i in ids if i in seen or seen.add(i))
+        raise ValueError(f"{name}: token id {twice} is listed twice in the vocab")
     return vocab
 
 
 def read_merges(doc: dict, name: str, unspelling) -> tuple[list, list[int] | None]:
-    """``[[left, right, count or null], ...] -> (merges, counts or None)``."""
-    merges, counts = [], []
-    for entry in field(doc, "merges", list, name):
-        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)
-                and isinstance(entry[1], str) and (entry[2] is None or _is_id(entry[2]))):
-            raise ValueError(f"{name}: a merge must be [left, right, count or null], "
-                             f"got {entry!r:.80}")
-        merges.append((unspelling(entry[0]), unspelling(entry[1])))
-        counts.append(entry[2])
+    """``[[left, right, count or null], ...] -> (merges, counts or None)``, shapes checked first:
+    ``read_merges({"merges": [["a", "b", 3]]}, "t.json", unspell) -> ([(b"a", b"b")], [3])``."""
+    entries = field(doc, "merges", list, name)
+    bad = next((e for e in entries if not _is_merge_entry(e)), None)
+    if bad is not None:
+        raise ValueError(f"{name}: a merge must be [left, right, count or null], "
+                         f"got {bad!r:.80}")
+    lefts = map(unspelling, [entry[0] for entry in entries])
+    rights = map(unspelling, [entry[1] for entry in entries])
+    merges = list(zip(lefts, rights))
+    counts = [entry[2] for entry in entries]
     if None in counts and any(count is not None for count in counts):
         raise ValueError(f"{name}: merge counts must be all known or all null")
     return merges, (None if None in counts else counts)
+
+
+def _is_vocab_entry(entry) -> bool:
+    """``[id, spelling]``: ``_is_vocab_entry([3, "a"]) -> True``; ``[true, "a"]`` is not one."""
+    return (type(entry) is list and len(entry) == 2 and _is_id(entry[0])
+            and type(entry[1]) is str)
+
+
+def _is_merge_entry(entry) -> bool:
+    """``[left, right, count or null]``: ``_is_merge_entry(["a", "b", None]) -> True``."""
+    return (type(entry) is list and len(entry) == 3 and type(entry[0]) is str
+            and type(entry[1]) is str and (entry[2] is None or _is_id(entry[2])))
 
 
 def read_specials(doc: dict, name: str) -> dict[str, int]:
