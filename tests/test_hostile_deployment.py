@@ -97,6 +97,14 @@ def in_words(status: int, body: bytes) -> str:
     return detail
 
 
+BUSY_RETRIES = 5
+
+
+def busy(status: int, body: bytes) -> bool:
+    """Whether an answer is the 503 of a web process whose tokenizer processes are all busy."""
+    return status == 503 and b"is busy" in body
+
+
 def files_under(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
 
@@ -113,8 +121,16 @@ def test_hostile_files_are_refused_in_words_and_the_deployment_lives(tmp_path):
         json_type = {"Content-Type": "application/json"}
 
         def encode(name: str, text: str):
-            return call(f"{base}/api/tokenizers/{name}/versions/1/encode",
-                        json.dumps({"text": text}).encode(), **json_type)
+            """The encode API, asked again while it answers that every tokenizer process is
+            busy (a 503 that says "try again in a moment": on a loaded machine the hostile
+            versions can hold both of a web process's children past the 10 s a request waits
+            for one)."""
+            for _ in range(BUSY_RETRIES):
+                answer = call(f"{base}/api/tokenizers/{name}/versions/1/encode",
+                              json.dumps({"text": text}).encode(), **json_type)
+                if not busy(*answer[:2]):
+                    break
+            return answer
 
         def playground(name: str, text: str):
             """The playground's form POSTed, as a browser sends it (its CSRF cookie and
@@ -127,11 +143,15 @@ def test_hostile_files_are_refused_in_words_and_the_deployment_lives(tmp_path):
                                            "versions": f"{name}@1"}).encode()
             request = urllib.request.Request(base + "/playground/", data=body,
                                              headers={"Referer": base + "/playground/"})
-            try:
-                with browser.open(request, timeout=60) as answer:
-                    return answer.status, answer.read(), 0.0
-            except urllib.error.HTTPError as error:
-                return error.code, error.read(), 0.0
+            for _ in range(BUSY_RETRIES):  # asked again while busy, as encode is
+                try:
+                    with browser.open(request, timeout=60) as answer:
+                        return answer.status, answer.read(), 0.0
+                except urllib.error.HTTPError as error:
+                    answer = error.code, error.read(), 0.0
+                if not busy(*answer[:2]):
+                    break
+            return answer
 
         def import_file(name: str):
             body, content_type = multipart(HOSTILE[name]())
@@ -150,7 +170,7 @@ def test_hostile_files_are_refused_in_words_and_the_deployment_lives(tmp_path):
                 if PLANTED[name][2]:
                     assert "tokenizer's library" in in_words(status, body), (name, body)
                 else:  # bounded: the text's tokens
-                    assert status == 200 and len(json.loads(body)["ids"]) <= 5000, name
+                    assert status == 200 and len(json.loads(body)["ids"]) <= 5000, (name, body[:500])
                 status, body, _ = page.result()
                 assert (status, "tokenizer&#x27;s library" in body.decode()) == (
                     (422, True) if PLANTED[name][2] else (200, False)), (name, status)

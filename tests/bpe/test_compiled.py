@@ -21,6 +21,7 @@ from tests.fixtures import gpt2_fixture_dir
 from tokenizers_app.bpe import Tokenizer, compiled, encoding_loop, load_tokenizer, train_bpe
 from tokenizers_app.bpe import training_loop
 from tokenizers_app.bpe.pretokenize import GPT2_PATTERN, PreTokenizer, character_classes
+from tokenizers_app.bpe.words import FlatWords
 
 fast_training = pytest.importorskip(
     "tokenizers_app.bpe.training_loop_compiled",
@@ -79,9 +80,9 @@ def test_the_compiled_loop_refuses_symbols_outside_the_alphabet():
         training_loop.learn_merges({(0, 1): 1, (1, 0, -1): 2}, 1, alphabet=[b"a", b"b"])
 
 
-def flat(words: dict) -> training_loop.FlatWords:
+def flat(words: dict) -> FlatWords:
     """The same words laid end to end."""
-    return training_loop.FlatWords(array("i", chain.from_iterable(words)),
+    return FlatWords(array("i", chain.from_iterable(words)),
                                    array("i", map(len, words)), list(words.values()))
 
 
@@ -97,13 +98,13 @@ def test_both_loops_learn_the_same_from_flat_words_as_from_tuples(words):
 @pytest.mark.parametrize("learn", [training_loop.learn_merges, fast_training.learn_merges])
 def test_both_loops_refuse_flat_words_whose_parts_disagree(learn):
     symbols = array("i", [0, 1, 1])
-    for words in (training_loop.FlatWords(symbols, array("i", [2, 2]), [1, 1]),
-                  training_loop.FlatWords(symbols, array("i", [2, 1]), [1]),
-                  training_loop.FlatWords(symbols, array("i", [4, -1]), [1, 1])):
+    for words in (FlatWords(symbols, array("i", [2, 2]), [1, 1]),
+                  FlatWords(symbols, array("i", [2, 1]), [1]),
+                  FlatWords(symbols, array("i", [4, -1]), [1, 1])):
         with pytest.raises(ValueError, match="must agree"):
             learn(words, 3, alphabet=[b"a", b"b"])
     with pytest.raises(ValueError, match="symbol 2"):
-        learn(training_loop.FlatWords(array("i", [0, 2]), array("i", [2]), [1]), 3,
+        learn(FlatWords(array("i", [0, 2]), array("i", [2]), [1]), 3,
               alphabet=[b"a", b"b"])
 
 

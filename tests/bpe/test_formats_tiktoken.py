@@ -19,7 +19,8 @@ from tests.bpe.format_samples import (
 )
 from tokenizers_app.bpe import Tokenizer, load_tokenizer, save_tokenizer
 from tokenizers_app.bpe.formats import dumps_tokenizer, loads_tokenizer
-from tokenizers_app.bpe.formats.tiktoken import PUBLISHED, loads, recognise, recover_merges
+from tokenizers_app.bpe.formats.ranks import recover_merges
+from tokenizers_app.bpe.formats.tiktoken import PUBLISHED, loads, recognise
 
 
 def _peer(rank_file, sidecar_file) -> tiktoken.Encoding:

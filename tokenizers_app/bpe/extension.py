@@ -24,7 +24,7 @@ from .parameters import TrainingParameters
 from .pretokenize import PreTokenizer
 from .tokenizer import Tokenizer
 from .training import Ticker, TrainResult, check_pretoken_sizes, count_pretokens, stop_reason
-from .training_loop import FlatWords
+from .words import FlatWords
 
 
 def check_extension_size(parent_size: int, vocab_size: int) -> int:

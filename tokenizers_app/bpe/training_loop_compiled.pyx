@@ -25,13 +25,8 @@ from .pairs import SHIFT
 
 if SHIFT != 32:  # the C code packs a pair as left << 32 | right, as pairs does
     raise ImportError("pairs.SHIFT is not 32: the compiled loops no longer match pairs.py")
-from .training_loop import (
-    TICK_EVERY,
-    FlatWords,
-    is_byte_level,
-    symbol_array,
-    word_lengths_and_counts,
-)
+from .training_loop import TICK_EVERY
+from .words import FlatWords, is_byte_level, symbol_array, word_lengths_and_counts
 
 
 def raise_outside(long symbol, Py_ssize_t alphabet_size):

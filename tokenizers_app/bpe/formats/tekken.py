@@ -23,7 +23,8 @@ import json
 from ..tokenizer import Tokenizer
 from .common import field, parse_json
 from ..pretokenize import pattern_name
-from .tiktoken import WHOLE_TEXT, check_merges, pat_str, recover_merges
+from .ranks import recover_merges
+from .tiktoken import WHOLE_TEXT, check_merges, pat_str
 
 FILE_NAME = "tekken.json"
 FILLER = "<SPECIAL_{id}>"

@@ -33,6 +33,7 @@ from ..checks import is_int
 from ..pretokenize import NAMED_PATTERNS, pattern_name
 from ..tokenizer import Tokenizer
 from .common import field, parse_json, text_file, to_int
+from .ranks import recover_merges
 
 SUFFIX = ".tiktoken"
 WHOLE_TEXT = r"[\s\S]+"  # pat_str for pattern "none": every segment is one pre-token
@@ -84,42 +85,6 @@ def check_merges(tokenizer, ranks: dict[bytes, int]) -> None:
     if len(recovered) != len(tokenizer.merges):
         raise ValueError(f"cannot export to tiktoken: the vocab implies {len(recovered)} merges, "
                          f"the tokenizer has {len(tokenizer.merges)}")
-
-
-def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
-    """The merge that makes each multi-byte token, in rank order.
-
-    ``recover_merges({b"a": 0, b"b": 1, b"ab": 2}) -> [(b"a", b"b")]``
-    """
-    merges = []
-    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
-        if len(token) > 1:
-            merges.append(_split_in_two(token, rank, ranks))
-    return merges
-
-
-def _split_in_two(token: bytes, limit: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
-    """Merge the bytes of ``token`` with the ranks below ``limit``, lowest rank first (the
-    leftmost of equal ranks); two parts must remain. Each merge looks up only the two pairs it
-    changes. ``_split_in_two(b"abc", 3, {b"ab": 1, b"bc": 2}) -> (b"ab", b"c")``"""
-    get = ranks.get
-    parts = [token[i:i + 1] for i in range(len(token))]
-    pair_ranks = [get(a + b, limit) for a, b in zip(parts, parts[1:])]
-    while len(parts) > 2:
-        best = min(pair_ranks)
-        if best >= limit:
-            break
-        i = pair_ranks.index(best)
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
-        del pair_ranks[i]
-        if i < len(pair_ranks):
-            pair_ranks[i] = get(parts[i] + parts[i + 1], limit)
-        if i:
-            pair_ranks[i - 1] = get(parts[i - 1] + parts[i], limit)
-    if len(parts) != 2:
-        raise ValueError(f"token {token!r} (rank {limit}) is not made by merging two tokens of "
-                         f"lower rank")
-    return parts[0], parts[1]
 
 
 # -- reading ----------------------------------------------------------------------------------
