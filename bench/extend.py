@@ -68,8 +68,8 @@ from pathlib import Path
 args = json.loads(sys.argv[1])
 start = time.perf_counter()
 if args["mode"] == "extend":
-    from tokenizers_app.engines.library_extension import (extended_file, learn_pieces,
-                                                          segment_counts)
+    from tokenizers_app.engines import kind_named
+    from tokenizers_app.engines.library_extension import learn_pieces, segment_counts
     from tokenizers_app.engines.spm import SentencePieceEngine
     parent = SentencePieceEngine(Path(args["parent"]).read_bytes())
     text = Path(args["corpus"]).read_text(encoding="utf-8")
@@ -80,7 +80,7 @@ if args["mode"] == "extend":
             key = tuple(word)
             words[key] = words.get(key, 0) + count
     learned = learn_pieces(words, parent.vocab, args["new"])
-    child = SentencePieceEngine(extended_file("sentencepiece", parent.canonical,
+    child = SentencePieceEngine(kind_named("sentencepiece").extended_file(parent.canonical,
                                               learned.additions))
     assert all(child.vocab[i] == t for i, t in parent.vocab.items())
     vocab = len(child.vocab)

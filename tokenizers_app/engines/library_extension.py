@@ -27,8 +27,9 @@ loop (``learn_pieces``), never loading the library.
 from __future__ import annotations
 
 import json
+from array import array
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import chain, groupby
 from operator import itemgetter
 
 WORD_START = "\u2581"  # ▁: SentencePiece's and Metaspace's mark of a word's start
@@ -200,12 +201,13 @@ def learn_pieces(words: dict[tuple, int], vocab: dict[int, bytes], wanted: int,
     """
     from ..bpe.compiled import learn_merges
     from ..bpe.training import stop_reason
+    from ..bpe.training_loop import FlatWords
 
     ids = sorted(vocab)
     alphabet = [vocab[i] for i in ids]
     index: dict = {token_id: n for n, token_id in enumerate(ids)}
     known = {token: n for n, token in enumerate(alphabet)}
-    chars = sorted({s for word in words for s in word if isinstance(s, str)})
+    chars = sorted(s for s in set().union(*words) if isinstance(s, str))
     for char in chars:  # a character that is a piece already (an added token) is that piece
         token = char.encode()
         if token not in known:
@@ -213,10 +215,8 @@ def learn_pieces(words: dict[tuple, int], vocab: dict[int, bytes], wanted: int,
             alphabet.append(token)
         else:
             index[char] = known[token]
-    indexed: dict[tuple[int, ...], int] = {}
-    for word, count in words.items():
-        key = tuple(index[s] for s in word)
-        indexed[key] = indexed.get(key, 0) + count
+    indexed = FlatWords(array("i", map(index.__getitem__, chain.from_iterable(words))),
+                        array("i", map(len, words)), list(words.values()))
     new_chars = set(alphabet[len(ids):])
     asked = wanted
     while True:
