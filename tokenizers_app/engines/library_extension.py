@@ -27,6 +27,7 @@ loop (``learn_pieces``), never loading the library.
 from __future__ import annotations
 
 import json
+import re
 from array import array
 from dataclasses import dataclass
 from itertools import chain, groupby
@@ -73,45 +74,63 @@ def segment_counts(engine, texts: list[str]) -> list[list]:
 
 
 NORMAL, BYTE = 0, 1  # the classes of ids in a word; any other id is a wall between words
+WALL = "\u0100"  # the code of an id that ends a word (``_Pieces.codes``)
+FIRST_CODE = 0x101  # the codes of normal pieces start here, those that begin a word first
 
 
 class _Pieces:
-    """What ``words`` needs of the parent's vocab, looked up once per request: each id's class
-    (a normal piece a merge may join, a ``<0xNN>`` byte piece and its byte), and the normal
-    pieces that begin a word (``▁``)."""
+    """What ``words`` needs of the parent's vocab, looked up once per request: each id as one
+    character (``codes``), so a text's ids become one string in C and its runs are found by a
+    regular expression: a ``<0xNN>`` byte piece is ``chr(NN)``, an id that is a wall is
+    ``WALL``, and the normal pieces (those a merge may join) are ``chr(FIRST_CODE + k)``, those
+    that begin a word (``▁``) taking the lowest ``k``. ``piece_of`` maps a normal piece's code
+    back to its id."""
 
     def __init__(self, engine):
-        self.classes = dict.fromkeys(mergeable_ids(engine), NORMAL)
-        self.classes.update(dict.fromkeys(engine.byte_ids, BYTE))
-        self.byte_of = {i: int(engine.vocab[i][3:5], 16) for i in engine.byte_ids}
+        normal = mergeable_ids(engine)
         mark = WORD_START.encode()
-        self.starts = frozenset(i for i, kind in self.classes.items()
-                                if kind == NORMAL and engine.vocab[i].startswith(mark))
+        starts = sorted(i for i in normal if engine.vocab[i].startswith(mark))
+        others = sorted(normal.difference(starts))
+        size = max(engine.vocab, default=-1) + 1
+        self.codes = [WALL] * size
+        for i in engine.byte_ids:
+            self.codes[i] = chr(int(engine.vocab[i][3:5], 16))
+        self.piece_of = {}
+        for k, i in enumerate(starts + others):
+            self.codes[i] = code = chr(FIRST_CODE + k)
+            self.piece_of[code] = i
+        self.last_start = chr(FIRST_CODE + len(starts) - 1)
+        starts_class = f"{chr(FIRST_CODE)}-{self.last_start}" if starts else ""
+        others_class = (f"{chr(FIRST_CODE + len(starts))}-{chr(FIRST_CODE + len(normal) - 1)}"
+                        if others else "")
+        self.runs = re.compile("|".join(
+            ["[\x00-\xff]+", WALL]
+            + ([f"[{starts_class}][{others_class}]*" if others else f"[{starts_class}]"]
+               if starts else [])
+            + ([f"[{others_class}]+"] if others else []))).findall
 
     def words(self, ids: list[int]):
         """The words of one pre-token's ids (lists of symbols): cut before each piece that
         begins a word and at each wall; a run of byte pieces gives the characters it spells,
         and bytes that spell none are a wall."""
         word: list[Symbol] = []
-        starts = self.starts
-        for kind, run in groupby(ids, self.classes.get):
-            if kind == NORMAL:
-                for token_id in run:
-                    if token_id in starts:
-                        yield word
-                        word = [token_id]
-                    else:
-                        word.append(token_id)
-            elif kind == BYTE:
-                text = bytes(map(self.byte_of.__getitem__, run)).decode("utf-8", "replace")
+        for run in self.runs("".join(map(self.codes.__getitem__, ids))):
+            first = run[0]
+            if first < WALL:  # byte pieces
+                text = run.encode("latin-1").decode("utf-8", "replace")
                 first, *others = text.split("\ufffd")
                 word += first
                 for part in others:
                     yield word
                     word = list(part)
-            else:
+            elif first == WALL:
                 yield word
                 word = []
+            elif first <= self.last_start:  # a piece that begins a word, and those after it
+                yield word
+                word = list(map(self.piece_of.__getitem__, run))
+            else:
+                word += map(self.piece_of.__getitem__, run)
         yield word
 
 
