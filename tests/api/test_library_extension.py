@@ -298,7 +298,9 @@ def test_learned_pieces_equal_the_plain_reference_addition_for_addition(kind):
     parent = (SentencePieceEngine if kind == "sentencepiece" else HFEngine)(KINDS[kind][1]())
     lines = [line for line in (NEW_TEXT + mixed_cjk()).splitlines() if line.strip()]
     words = {tuple(word): count for word, count in segment_counts(parent, lines)}
-    as_bytes = {tuple(parent.vocab[s] if isinstance(s, int) else s.encode() for s in word): count
+    as_bytes = {tuple(symbol for s in word  # a run of characters: each its own symbol
+                      for symbol in ([parent.vocab[s]] if isinstance(s, int)
+                                     else [char.encode() for char in s])): count
                 for word, count in words.items()}
     for wanted in (1, 7, 60, 150):
         learned = learn_pieces(words, parent.vocab, wanted)

@@ -10,8 +10,9 @@ loop (``learn_pieces``), never loading the library.
 - **Segmentation** is the library's own: each line encoded by the parent, its pieces cut into
   words before every piece that begins a word (``▁``) and, for a ``tokenizer.json`` with a
   pre-tokenizer, between its pre-tokens. A run of ``<0xNN>`` byte pieces that spells whole
-  characters gives those characters as symbols of their own (not pieces yet); an unknown,
-  control or special piece, or bytes that spell no whole character, end a word.
+  characters gives those characters as symbols of their own (not pieces yet), written as one
+  string per run (``[12, "日本語", 45]`` is five symbols); an unknown, control or special
+  piece, or bytes that spell no whole character, end a word.
 - **Learning** is the count-and-tie-break loop of training (``compiled.learn_merges``, with
   ``skip_known``: a pair whose concatenation is a piece already is never learned, and stays
   apart as the parent leaves it) over those words, the parent's normal pieces and the new
@@ -28,14 +29,17 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from array import array
 from dataclasses import dataclass
-from itertools import chain, groupby
+from itertools import groupby
 from operator import itemgetter
+
+from ..bpe.training_loop import FlatWords
 
 WORD_START = "\u2581"  # ▁: SentencePiece's and Metaspace's mark of a word's start
 
-Symbol = int | str  # a parent's piece id, or a character it spells with byte pieces
+Symbol = int | str  # a parent's piece id, or a run of characters it spells with byte pieces
 
 
 @dataclass(frozen=True)
@@ -60,14 +64,15 @@ class Addition:
 
 def segment_counts(engine, texts: list[str]) -> list[list]:
     """The words of ``texts`` as the parent engine (``spm.SentencePieceEngine`` or
-    ``hf.HFEngine``, loaded in this child) segments them, counted: ``[[symbols, count], ...]``,
-    each symbol a piece id or a character the parent spells with byte pieces. Words of one
-    symbol hold no pair and are left out."""
+    ``hf.HFEngine``, loaded in this child) segments them, counted: ``[[word, count], ...]``,
+    each word a list of piece ids and of runs of characters the parent spells with byte pieces
+    (a string, each of its characters one symbol; two runs are never side by side). Words of
+    one symbol hold no pair and are left out."""
     pieces = _Pieces(engine)
     counts: dict[tuple, int] = {}
     for ids in _pretokens(engine, texts):
         for word in pieces.words(ids):
-            if len(word) > 1:
+            if len(word) > 1 or (word and isinstance(word[0], str) and len(word[0]) > 1):
                 key = tuple(word)
                 counts[key] = counts.get(key, 0) + 1
     return [[list(word), count] for word, count in counts.items()]
@@ -110,19 +115,20 @@ class _Pieces:
             + ([f"[{others_class}]+"] if others else []))).findall
 
     def words(self, ids: list[int]):
-        """The words of one pre-token's ids (lists of symbols): cut before each piece that
-        begins a word and at each wall; a run of byte pieces gives the characters it spells,
-        and bytes that spell none are a wall."""
+        """The words of one pre-token's ids (lists of piece ids and runs of characters): cut
+        before each piece that begins a word and at each wall; a run of byte pieces gives the
+        characters it spells, as one string, and bytes that spell none are a wall."""
         word: list[Symbol] = []
         for run in self.runs("".join(map(self.codes.__getitem__, ids))):
             first = run[0]
             if first < WALL:  # byte pieces
                 text = run.encode("latin-1").decode("utf-8", "replace")
                 first, *others = text.split("\ufffd")
-                word += first
+                if first:
+                    word.append(first)
                 for part in others:
                     yield word
-                    word = list(part)
+                    word = [part] if part else []
             elif first == WALL:
                 yield word
                 word = []
@@ -210,7 +216,8 @@ class Learned:
 def learn_pieces(words: dict[tuple, int], vocab: dict[int, bytes], wanted: int,
                  min_frequency: int = 1, ticker=None) -> Learned:
     """``wanted`` new pieces over counted ``words`` (symbols: piece ids of the parent's
-    ``vocab``, or characters it spells with byte pieces), learned by the training loop, whose
+    ``vocab``, or runs of characters it spells with byte pieces, as ``segment_counts`` gives
+    them; a word may be counted more than once), learned by the training loop, whose
     alphabet is every parent piece (so none is made twice) and the new characters; characters a
     merge takes count among the new pieces. Learning more merges gives the same first merges,
     so the loop runs again with room for the characters until ``wanted`` is reached or no pair
@@ -220,22 +227,10 @@ def learn_pieces(words: dict[tuple, int], vocab: dict[int, bytes], wanted: int,
     """
     from ..bpe.compiled import learn_merges
     from ..bpe.training import stop_reason
-    from ..bpe.training_loop import FlatWords
 
     ids = sorted(vocab)
     alphabet = [vocab[i] for i in ids]
-    index: dict = {token_id: n for n, token_id in enumerate(ids)}
-    known = {token: n for n, token in enumerate(alphabet)}
-    chars = sorted(s for s in set().union(*words) if isinstance(s, str))
-    for char in chars:  # a character that is a piece already (an added token) is that piece
-        token = char.encode()
-        if token not in known:
-            known[token] = index[char] = len(alphabet)
-            alphabet.append(token)
-        else:
-            index[char] = known[token]
-    indexed = FlatWords(array("i", map(index.__getitem__, chain.from_iterable(words))),
-                        array("i", map(len, words)), list(words.values()))
+    indexed = _flat_words(words, ids, alphabet)
     new_chars = set(alphabet[len(ids):])
     asked = wanted
     while True:
@@ -249,6 +244,37 @@ def learn_pieces(words: dict[tuple, int], vocab: dict[int, bytes], wanted: int,
         if len(additions) == wanted:
             return Learned(additions, counts, "")
         asked += wanted - len(additions)
+
+
+def _flat_words(words: dict[tuple, int], ids: list[int], alphabet: list[bytes]) -> FlatWords:
+    """The words as indices into ``alphabet`` (the parent's pieces in ``ids`` order, to which
+    the new characters are added, sorted), laid end to end. Each distinct symbol is written
+    once as characters whose code points are its indices (a run of characters through one
+    ``str.translate``), each word is joined from those in C, and the codec reads all the
+    indices at once: ``_flat_words({(0, "ab"): 2}, [0], [b"x"])`` gives the symbols ``[0, 1,
+    2]``, lengths ``[3]`` and counts ``[2]``, ``alphabet`` now ``[b"x", b"a", b"b"]``."""
+    symbols = set().union(*words)
+    runs = [s for s in symbols if isinstance(s, str)]
+    known = {token: n for n, token in enumerate(alphabet)}
+    table: dict[int, str] = {}
+    for char in sorted(set().union(*runs)):  # a character that is a piece already (an added
+        token = char.encode()  # token) is that piece
+        if token not in known:
+            known[token] = len(alphabet)
+            alphabet.append(token)
+        table[ord(char)] = chr(known[token])
+    if len(alphabet) > sys.maxunicode + 1:
+        raise ValueError(f"an alphabet of {len(alphabet):,} symbols is more than an extension "
+                         f"can index")
+    code = {token_id: chr(n) for n, token_id in enumerate(ids)}
+    code.update((run, run.translate(table)) for run in runs)
+    coded = ["".join(map(code.__getitem__, word)) for word in words]
+    flat = array("i")
+    flat.frombytes("".join(coded).encode(_UTF32, "surrogatepass"))
+    return FlatWords(flat, array("i", map(len, coded)), list(words.values()))
+
+
+_UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
 
 
 def _placed(merges, new_chars: set[bytes], wanted: int) -> tuple[list[Addition], int]:
