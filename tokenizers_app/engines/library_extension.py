@@ -248,30 +248,42 @@ def learn_pieces(words: dict[tuple, int], vocab: dict[int, bytes], wanted: int,
 
 def _flat_words(words: dict[tuple, int], ids: list[int], alphabet: list[bytes]) -> FlatWords:
     """The words as indices into ``alphabet`` (the parent's pieces in ``ids`` order, to which
-    the new characters are added, sorted), laid end to end. Each distinct symbol is written
-    once as characters whose code points are its indices (a run of characters through one
-    ``str.translate``), each word is joined from those in C, and the codec reads all the
+    each new character is added when first met), laid end to end. Each distinct symbol is
+    written once as characters whose code points are its indices (a run of characters through
+    one ``str.translate``), each word is joined from those in C, and the codec reads all the
     indices at once: ``_flat_words({(0, "ab"): 2}, [0], [b"x"])`` gives the symbols ``[0, 1,
-    2]``, lengths ``[3]`` and counts ``[2]``, ``alphabet`` now ``[b"x", b"a", b"b"]``."""
-    symbols = set().union(*words)
-    runs = [s for s in symbols if isinstance(s, str)]
-    known = {token: n for n, token in enumerate(alphabet)}
-    table: dict[int, str] = {}
-    for char in sorted(set().union(*runs)):  # a character that is a piece already (an added
-        token = char.encode()  # token) is that piece
-        if token not in known:
-            known[token] = len(alphabet)
-            alphabet.append(token)
-        table[ord(char)] = chr(known[token])
+    2]``, lengths ``[3]`` and counts ``[2]``, ``alphabet`` now ``[b"x", b"a", b"b"]``. (The
+    order of the new characters changes no merge: the loop breaks ties by the tokens' bytes.)"""
+    table = _CharIndex(alphabet)
+    code = {token_id: chr(n) for n, token_id in enumerate(ids)}
+    code.update((s, s.translate(table)) for s in set().union(*words) if isinstance(s, str))
     if len(alphabet) > sys.maxunicode + 1:
         raise ValueError(f"an alphabet of {len(alphabet):,} symbols is more than an extension "
                          f"can index")
-    code = {token_id: chr(n) for n, token_id in enumerate(ids)}
-    code.update((run, run.translate(table)) for run in runs)
     coded = ["".join(map(code.__getitem__, word)) for word in words]
     flat = array("i")
     flat.frombytes("".join(coded).encode(_UTF32, "surrogatepass"))
     return FlatWords(flat, array("i", map(len, coded)), list(words.values()))
+
+
+class _CharIndex(dict):
+    """``str.translate``'s table for ``_flat_words``: a character's code point -> the character
+    whose code point is its index in ``alphabet``, added to ``alphabet`` when first asked for
+    (a character that is a piece already, an added token, is that piece)."""
+
+    def __init__(self, alphabet: list[bytes]):
+        super().__init__()
+        self.alphabet = alphabet
+        self.known = {token: n for n, token in enumerate(alphabet)}
+
+    def __missing__(self, point: int) -> str:
+        token = chr(point).encode()
+        index = self.known.get(token)
+        if index is None:
+            index = self.known[token] = len(self.alphabet)
+            self.alphabet.append(token)
+        self[point] = code = chr(index) if index <= sys.maxunicode else ""
+        return code
 
 
 _UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
