@@ -87,6 +87,10 @@ cdef class _Loop:
     cdef int32_t *used
     cdef int32_t *room
     cdef Py_ssize_t pairs, pair_room
+    # the positions of the pairs counted in the words (those below `first_new`), in one block;
+    # a pair a merge makes has a block of its own, grown as it gains positions
+    cdef int32_t *counted
+    cdef Py_ssize_t first_new
     # the heap and the pairs that gained during a merge
     cdef Entry *heap
     cdef Py_ssize_t heap_size, heap_room
@@ -104,8 +108,9 @@ cdef class _Loop:
     def __dealloc__(self):
         cdef Py_ssize_t i
         if self.positions != NULL:
-            for i in range(self.pairs):
+            for i in range(self.first_new, self.pairs):
                 free(self.positions[i])
+        free(self.counted)
         free(self.at)
         free(self.slot_keys)
         free(self.slot_index)
@@ -217,7 +222,11 @@ cdef class _Loop:
         return 0
 
     cdef inline int add_position(self, int32_t i, int32_t p) except -1:
+        """Append position ``p`` to the positions of pair ``i``, a pair a merge made (those
+        counted in the words have theirs in ``counted``, and never gain one)."""
         if self.used[i] == self.room[i]:
+            if i < self.first_new:
+                raise RuntimeError("the merge loop gave a counted pair a new position")
             self.room[i] = 2 * self.room[i] + 2
             self.positions[i] = <int32_t *>grow(self.positions[i], self.room[i],
                                                 sizeof(int32_t))
@@ -300,8 +309,9 @@ cdef class _Loop:
     cdef int count_pairs(self, tick) except -1:
         """Count every pair of the laid-out words and index where each starts; then free the
         hash table (a merge makes new pairs only). The first pass finds each position's pair and
-        counts its occurrences, so the second lays out each pair's positions in a block of the
-        right size, with no growing."""
+        counts its occurrences, so the second lays out every pair's positions one after another
+        in ``counted`` (read by the merge of the pair, never grown: only new pairs gain
+        positions)."""
         cdef Py_ssize_t p, q, size = self.size
         cdef int32_t i
         for p in range(size):
@@ -313,10 +323,14 @@ cdef class _Loop:
                 self.count[i] += self.at[p].freq
                 self.used[i] += 1
                 self.at[p].pidx = i
+        cdef Py_ssize_t total = 0
+        self.counted = <int32_t *>grow(NULL, size, sizeof(int32_t))
         for i in range(<int32_t>self.pairs):
-            self.positions[i] = <int32_t *>grow(NULL, self.used[i], sizeof(int32_t))
+            self.positions[i] = self.counted + total
+            total += self.used[i]
             self.room[i] = self.used[i]
             self.used[i] = 0
+        self.first_new = self.pairs
         for p in range(size):
             if self.at[p].nxt >= 0:
                 i = self.at[p].pidx
@@ -382,7 +396,8 @@ cdef class _Loop:
                 at[q].sym = -1
                 at[p].nxt = right
         finally:
-            free(where)
+            if merged >= self.first_new:
+                free(where)
         for k in range(self.fresh_size):
             i = self.fresh[k]
             self.count[i] += self.gain[i]
