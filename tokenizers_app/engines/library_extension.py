@@ -68,7 +68,9 @@ def segment_counts(engine, texts: list[str]) -> list[list]:
     each word a list of piece ids and of runs of characters the parent spells with byte pieces
     (a string, each of its characters one symbol; two runs are never side by side). Words of
     one symbol hold no pair and are left out."""
-    pieces = _Pieces(engine)
+    pieces = getattr(engine, "_extension_pieces", None)
+    if pieces is None:  # once per engine: a run's corpus comes in many requests
+        pieces = engine._extension_pieces = _Pieces(engine)
     counts: dict[tuple, int] = {}
     for ids in _pretokens(engine, texts):
         for word in pieces.words(ids):
