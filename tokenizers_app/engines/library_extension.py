@@ -80,18 +80,20 @@ def segment_counts(engine, texts: list[str]) -> list[list]:
     return [[list(word), count] for word, count in counts.items()]
 
 
-NORMAL, BYTE = 0, 1  # the classes of ids in a word; any other id is a wall between words
 WALL = "\u0100"  # the code of an id that ends a word (``_Pieces.codes``)
 FIRST_CODE = 0x101  # the codes of normal pieces start here, those that begin a word first
 
 
 class _Pieces:
-    """What ``words`` needs of the parent's vocab, looked up once per request: each id as one
+    """What ``words`` needs of the parent's vocab, built once per engine: each id as one
     character (``codes``), so a text's ids become one string in C and its runs are found by a
-    regular expression: a ``<0xNN>`` byte piece is ``chr(NN)``, an id that is a wall is
-    ``WALL``, and the normal pieces (those a merge may join) are ``chr(FIRST_CODE + k)``, those
-    that begin a word (``▁``) taking the lowest ``k``. ``piece_of`` maps a normal piece's code
-    back to its id."""
+    regular expression: a ``<0xNN>`` byte piece is ``chr(NN)``, an id that is a wall (unknown,
+    control, special) is ``WALL``, and the normal pieces (those a merge may join) are
+    ``chr(FIRST_CODE + k)``, those that begin a word (``▁``) taking the lowest ``k`` (code
+    points in the surrogate range are fine in a ``str`` and a pattern). ``piece_of`` maps a
+    normal piece's code back to its id. With pieces ``<0xE6>`` (id 3), ``▁a`` (id 5) and ``b``
+    (id 6), the ids ``[5, 6, 3]`` are ``"\u0101\u0102\xe6"``: one word start and its piece,
+    then a run of bytes."""
 
     def __init__(self, engine):
         normal = mergeable_ids(engine)
