@@ -9,7 +9,8 @@ a fresh child process, taking turns: ``extend`` continues the parent's merges on
 ``--corpus`` to the child's total (parent + new); ``scratch-new`` trains from scratch on
 ``--corpus`` to 256 + ``--new`` tokens (the cost of learning the new merges alone). The script
 prints the best wall time of each (and its slowest), the peak RSS, the ratios against ``extend``,
-and extend / scratch-new in each round.
+and extend / scratch-new in each round; with ``--kind sentencepiece`` (one process each, the
+trainer on one thread) also the best processor seconds of each.
 
 Without paths it writes two corpora of ``--mb`` MB each: made-up lowercase words (the parent's
 domain) and random CJK text with punctuation (the new one), built from code, not downloaded.
@@ -66,10 +67,10 @@ SPM_CHILD = """
 import json, resource, sys, time
 from pathlib import Path
 args = json.loads(sys.argv[1])
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 if args["mode"] == "extend":
-    from tokenizers_app.engines.library_extension import (extended_file, learn_pieces,
-                                                          segment_counts)
+    from tokenizers_app.engines import kind_named
+    from tokenizers_app.engines.library_extension import learn_pieces, segment_counts
     from tokenizers_app.engines.spm import SentencePieceEngine
     parent = SentencePieceEngine(Path(args["parent"]).read_bytes())
     text = Path(args["corpus"]).read_text(encoding="utf-8")
@@ -80,7 +81,7 @@ if args["mode"] == "extend":
             key = tuple(word)
             words[key] = words.get(key, 0) + count
     learned = learn_pieces(words, parent.vocab, args["new"])
-    child = SentencePieceEngine(extended_file("sentencepiece", parent.canonical,
+    child = SentencePieceEngine(kind_named("sentencepiece").extended_file(parent.canonical,
                                               learned.additions))
     assert all(child.vocab[i] == t for i, t in parent.vocab.items())
     vocab = len(child.vocab)
@@ -92,11 +93,12 @@ else:
         model_type="bpe", byte_fallback=True, character_coverage=0.9995, num_threads=1,
         minloglevel=2)
     vocab = sentencepiece.SentencePieceProcessor(model_proto=model.getvalue()).get_piece_size()
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 # this process's own peak (VmHWM, in kB): ru_maxrss starts at the forking process's size
 rss = next(int(line.split()[1]) for line in open("/proc/self/status")
            if line.startswith("VmHWM:"))
-print(json.dumps({"seconds": seconds, "rss_kb": rss, "vocab": vocab, "core": "sentencepiece"}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "rss_kb": rss, "vocab": vocab,
+                  "core": "sentencepiece"}))
 """
 
 
@@ -225,6 +227,11 @@ def report(results: dict[str, list[dict]]) -> None:
               for e, s in zip(results["extend"], results["scratch-new"])]
     print(f"extend / scratch-new: best {best['extend'][0] / best['scratch-new'][0]:.2f}; per "
           f"round {', '.join(f'{r:.2f}' for r in rounds)}")
+    if all("cpu" in r for rs in results.values() for r in rs):  # --kind sentencepiece
+        cpu = {name: min(r["cpu"] for r in rs) for name, rs in results.items()}
+        print(f"processor seconds (best; the load moves them less): "
+              f"{', '.join(f'{name} {seconds:.2f}' for name, seconds in cpu.items())}; "
+              f"extend / scratch-new {cpu['extend'] / cpu['scratch-new']:.2f}")
 
 
 if __name__ == "__main__":

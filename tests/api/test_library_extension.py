@@ -298,7 +298,9 @@ def test_learned_pieces_equal_the_plain_reference_addition_for_addition(kind):
     parent = (SentencePieceEngine if kind == "sentencepiece" else HFEngine)(KINDS[kind][1]())
     lines = [line for line in (NEW_TEXT + mixed_cjk()).splitlines() if line.strip()]
     words = {tuple(word): count for word, count in segment_counts(parent, lines)}
-    as_bytes = {tuple(parent.vocab[s] if isinstance(s, int) else s.encode() for s in word): count
+    as_bytes = {tuple(symbol for s in word  # a run of characters: each its own symbol
+                      for symbol in ([parent.vocab[s]] if isinstance(s, int)
+                                     else [char.encode() for char in s])): count
                 for word, count in words.items()}
     for wanted in (1, 7, 60, 150):
         learned = learn_pieces(words, parent.vocab, wanted)
@@ -306,6 +308,24 @@ def test_learned_pieces_equal_the_plain_reference_addition_for_addition(kind):
         assert [(a.piece.encode(), a.left and a.left.encode(), a.right and a.right.encode())
                 for a in learned.additions] == expected
         assert len(learned.additions) == wanted
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_segmentation_sends_a_run_of_characters_as_one_string(kind):
+    """The sandbox child's answer to ``segment``: each word a list of piece ids and of runs of
+    characters the parent spells with byte pieces, a run one string (never empty, never two
+    side by side), each word of two symbols or more, counted."""
+    from tokenizers_app.engines.hf import HFEngine
+    from tokenizers_app.engines.library_extension import segment_counts
+    from tokenizers_app.engines.spm import SentencePieceEngine
+
+    parent = (SentencePieceEngine if kind == "sentencepiece" else HFEngine)(KINDS[kind][1]())
+    words = segment_counts(parent, ["日本語のテキスト", "日本語のテキスト", "the 日本 cat"])
+    assert any(count == 2 and "日本語のテキスト" in word for word, count in words)
+    for word, _ in words:
+        assert all(isinstance(s, int) or s for s in word)
+        assert not any(isinstance(a, str) and isinstance(b, str) for a, b in zip(word, word[1:]))
+        assert sum(1 if isinstance(s, int) else len(s) for s in word) >= 2
 
 
 @pytest.mark.django_db

@@ -3,11 +3,16 @@
 """The merge loop of ``training_loop.learn_merges``, compiled: the same merges and counts, in C.
 
 ``training_loop.py`` is the readable reference; this twin keeps its layout (the words as linked
-symbol arrays ``sym``/``nxt``/``prv``/``freq``, a list of positions per pair, stale entries
-skipped, a lazy max-heap) with C data in place of Python objects:
+symbols ``sym``/``nxt``/``prv``/``freq``, here one ``Slot`` per position; a list of positions
+per pair, stale entries skipped; a lazy max-heap) with C data in place of Python objects:
 
-- a pair ``left << 32 | right`` gets a dense index from an open-addressing hash table; its count,
-  its gain during a merge and its positions (a growing ``int`` array) are kept by index;
+- a pair ``left << 32 | right`` gets a dense index from an open-addressing hash table while
+  the words are counted; its count, its gain during a merge and its positions (a growing ``int``
+  array) are kept by index, and each position's ``Slot`` holds the index of the pair that starts
+  there (``pidx``), so a merge takes from its neighbours' pairs without looking them up;
+- every pair a merge makes holds the merge's new token, so it is new: a merge finds the ones it
+  made by their other token (``left_new``, ``right_new``, per token, cleared after the merge),
+  and the hash table is freed once the words are counted;
 - the heap holds ``(count, pair index)`` entries ordered as ``training_loop`` orders them: higher
   count first, then the lexicographically greater pair of byte strings (``tie_break_key``'s
   rule, here a ``memcmp`` of the tokens' bytes), then the smaller packed pair;
@@ -33,7 +38,23 @@ def raise_outside(long symbol, Py_ssize_t alphabet_size):
     raise ValueError(f"symbol {symbol} of a word is not an index into the alphabet of "
                      f"{alphabet_size} symbols")
 
+cdef extern from *:
+    void __builtin_prefetch(const void *address) nogil  # GCC's and Clang's; a hint only
+
+cdef Py_ssize_t PREFETCH = 8  # a merge asks for the Slot of the position this far ahead
+
 cdef uint64_t EMPTY = <uint64_t>-1  # no pair packs to this: ids are below 2**31
+
+
+cdef struct Slot:
+    # one position of the laid-out words: its symbol (-1 once merged away), the live positions
+    # before and after it in its word (-1 at an end), the index of the pair that starts there,
+    # its word's count; kept together, so a merge's visit to a position reads one cache line
+    int32_t sym
+    int32_t nxt
+    int32_t prv
+    int32_t pidx
+    int64_t freq
 
 
 cdef struct Entry:
@@ -51,10 +72,7 @@ cdef inline void *grow(void *block, Py_ssize_t count, size_t size) except NULL:
 cdef class _Loop:
     """The state of one run of the merge loop; its C blocks are freed with it (also when the
     ticker raises to stop training)."""
-    cdef int32_t *sym
-    cdef int32_t *nxt
-    cdef int32_t *prv
-    cdef int64_t *freq
+    cdef Slot *at  # the positions (``Slot``)
     cdef Py_ssize_t size
     # the pair table: slots of packed pairs -> pair index
     cdef uint64_t *slot_keys
@@ -69,6 +87,10 @@ cdef class _Loop:
     cdef int32_t *used
     cdef int32_t *room
     cdef Py_ssize_t pairs, pair_room
+    # the positions of the pairs counted in the words (those below `first_new`), in one block;
+    # a pair a merge makes has a block of its own, grown as it gains positions
+    cdef int32_t *counted
+    cdef Py_ssize_t first_new
     # the heap and the pairs that gained during a merge
     cdef Entry *heap
     cdef Py_ssize_t heap_size, heap_room
@@ -79,16 +101,17 @@ cdef class _Loop:
     cdef const char **token_data
     cdef Py_ssize_t *token_size
     cdef Py_ssize_t token_room
+    # during a merge into token `new`: token x -> the index of pair (x, new), and of (new, x)
+    cdef int32_t *left_new
+    cdef int32_t *right_new
 
     def __dealloc__(self):
         cdef Py_ssize_t i
         if self.positions != NULL:
-            for i in range(self.pairs):
+            for i in range(self.first_new, self.pairs):
                 free(self.positions[i])
-        free(self.sym)
-        free(self.nxt)
-        free(self.prv)
-        free(self.freq)
+        free(self.counted)
+        free(self.at)
         free(self.slot_keys)
         free(self.slot_index)
         free(self.left)
@@ -102,6 +125,8 @@ cdef class _Loop:
         free(self.fresh)
         free(<void *>self.token_data)
         free(self.token_size)
+        free(self.left_new)
+        free(self.right_new)
 
     # -- the tokens --------------------------------------------------------------------------
 
@@ -113,6 +138,10 @@ cdef class _Loop:
                                                   sizeof(char *))
             self.token_size = <Py_ssize_t *>grow(self.token_size, self.token_room,
                                                  sizeof(Py_ssize_t))
+            self.left_new = <int32_t *>grow(self.left_new, self.token_room, sizeof(int32_t))
+            self.right_new = <int32_t *>grow(self.right_new, self.token_room, sizeof(int32_t))
+            memset(self.left_new + n, 0xFF, (self.token_room - n) * sizeof(int32_t))
+            memset(self.right_new + n, 0xFF, (self.token_room - n) * sizeof(int32_t))
         self.tokens.append(token)
         self.token_data[n] = PyBytes_AS_STRING(token)
         self.token_size[n] = PyBytes_GET_SIZE(token)
@@ -140,12 +169,17 @@ cdef class _Loop:
         if 2 * (self.pairs + 1) > self.slots:
             self.rehash(2 * self.slots)
             return self.pair_index(a, b)
+        cdef int32_t i = self.new_pair(a, b)
+        self.slot_keys[s] = key
+        self.slot_index[s] = i
+        return i
+
+    cdef int32_t new_pair(self, int32_t a, int32_t b) except -1:
+        """A new index for pair ``(a, b)`` (count 0, no positions), not in the hash table."""
         if self.pairs == self.pair_room:
             self.grow_pairs()
         cdef int32_t i = <int32_t>self.pairs
         self.pairs += 1
-        self.slot_keys[s] = key
-        self.slot_index[s] = i
         self.left[i], self.right[i] = a, b
         self.count[i] = self.gain[i] = 0
         self.positions[i] = NULL
@@ -188,7 +222,11 @@ cdef class _Loop:
         return 0
 
     cdef inline int add_position(self, int32_t i, int32_t p) except -1:
+        """Append position ``p`` to the positions of pair ``i``, a pair a merge made (those
+        counted in the words have theirs in ``counted``, and never gain one)."""
         if self.used[i] == self.room[i]:
+            if i < self.first_new:
+                raise RuntimeError("the merge loop gave a counted pair a new position")
             self.room[i] = 2 * self.room[i] + 2
             self.positions[i] = <int32_t *>grow(self.positions[i], self.room[i],
                                                 sizeof(int32_t))
@@ -214,10 +252,7 @@ cdef class _Loop:
         else:
             size = sum(map(len, word_counts))
         self.size = size
-        self.sym = <int32_t *>grow(NULL, size, sizeof(int32_t))
-        self.nxt = <int32_t *>grow(NULL, size, sizeof(int32_t))
-        self.prv = <int32_t *>grow(NULL, size, sizeof(int32_t))
-        self.freq = <int64_t *>grow(NULL, size, sizeof(int64_t))
+        self.at = <Slot *>grow(NULL, size, sizeof(Slot))
         if spelled:
             self.copy_symbols(symbol_array(word_counts, alphabet_size), 0, alphabet_size)
         elif flat:
@@ -249,14 +284,14 @@ cdef class _Loop:
                 symbol = item
                 if not 0 <= symbol < alphabet_size:
                     raise_outside(symbol, alphabet_size)
-                self.sym[p] = <int32_t>symbol
+                self.at[p].sym = <int32_t>symbol
                 p += 1
             return 0
         view = symbols
         for q in range(view.shape[0]):
             if not 0 <= view[q] < alphabet_size:
                 raise_outside(view[q], alphabet_size)
-            self.sym[p + q] = view[q]
+            self.at[p + q].sym = view[q]
         return 0
 
     cdef inline void link(self, Py_ssize_t p, Py_ssize_t length, int64_t weight) noexcept:
@@ -265,70 +300,114 @@ cdef class _Loop:
         if length == 0:
             return
         for q in range(p, p + length):
-            self.nxt[q] = q + 1
-            self.prv[q] = q - 1
-            self.freq[q] = weight
-        self.nxt[p + length - 1] = -1
-        self.prv[p] = -1
+            self.at[q].nxt = q + 1
+            self.at[q].prv = q - 1
+            self.at[q].freq = weight
+        self.at[p + length - 1].nxt = -1
+        self.at[p].prv = -1
 
     cdef int count_pairs(self, tick) except -1:
-        """Count every pair of the laid-out words and index where each starts."""
+        """Count every pair of the laid-out words and index where each starts; then free the
+        hash table (a merge makes new pairs only). The first pass finds each position's pair and
+        counts its occurrences, so the second lays out every pair's positions one after another
+        in ``counted`` (read by the merge of the pair, never grown: only new pairs gain
+        positions)."""
         cdef Py_ssize_t p, q, size = self.size
         cdef int32_t i
         for p in range(size):
             if not p % TICK_EVERY:
                 tick()
-            q = self.nxt[p]
+            q = self.at[p].nxt
             if q >= 0:
-                i = self.pair_index(self.sym[p], self.sym[q])
-                self.count[i] += self.freq[p]
-                self.add_position(i, <int32_t>p)
+                i = self.pair_index(self.at[p].sym, self.at[q].sym)
+                self.count[i] += self.at[p].freq
+                self.used[i] += 1
+                self.at[p].pidx = i
+        cdef Py_ssize_t total = 0
+        self.counted = <int32_t *>grow(NULL, size, sizeof(int32_t))
+        for i in range(<int32_t>self.pairs):
+            self.positions[i] = self.counted + total
+            total += self.used[i]
+            self.room[i] = self.used[i]
+            self.used[i] = 0
+        self.first_new = self.pairs
+        for p in range(size):
+            if self.at[p].nxt >= 0:
+                i = self.at[p].pidx
+                self.positions[i][self.used[i]] = <int32_t>p
+                self.used[i] += 1
+        free(self.slot_keys)
+        free(self.slot_index)
+        self.slot_keys = NULL
+        self.slot_index = NULL
         return 0
 
     cdef int merge(self, int32_t merged, int32_t new) except -1:
         """Merge every live occurrence of pair ``merged`` into token ``new``, left to right;
         update counts and positions; push the new pairs that gained. As in
-        ``MergeState.merge``, gains are added at the end."""
+        ``MergeState.merge``, gains are added at the end. The neighbours' old pairs are
+        ``pidx``'s; a new pair ``(x, new)`` is found by ``left_new[x]``, ``(new, y)`` by
+        ``right_new[y]`` (``(new, new)`` by ``left_new[new]``)."""
         cdef int32_t a = self.left[merged], b = self.right[merged]
         cdef int32_t *where = self.positions[merged]
         cdef Py_ssize_t n = self.used[merged], k
-        cdef int32_t p, q, left, right, i
+        cdef int32_t p, q, left, right, i, x
         cdef int64_t f
-        cdef int32_t *sym = self.sym
-        cdef int32_t *nxt = self.nxt
-        cdef int32_t *prv = self.prv
+        cdef Slot *at = self.at
+        cdef int32_t *left_new = self.left_new
+        cdef int32_t *right_new = self.right_new
         self.positions[merged] = NULL
         self.used[merged] = self.room[merged] = 0
         self.fresh_size = 0
         try:
             for k in range(n):
+                if k + PREFETCH < n:  # the positions come in increasing order, with gaps
+                    __builtin_prefetch(&at[where[k + PREFETCH]])
                 p = where[k]
-                q = nxt[p]
-                if sym[p] != a or q < 0 or sym[q] != b:
+                q = at[p].nxt
+                if at[p].sym != a or q < 0 or at[q].sym != b:
                     continue  # stale: this occurrence was merged or rewritten earlier
-                f = self.freq[p]
-                left = prv[p]
-                right = nxt[q]
+                f = at[p].freq
+                left = at[p].prv
+                right = at[q].nxt
                 if left >= 0:
-                    self.count[self.pair_index(sym[left], a)] -= f
-                    i = self.pair_index(sym[left], new)
+                    self.count[at[left].pidx] -= f  # (sym[left], a)
+                    x = at[left].sym
+                    i = left_new[x]
+                    if i < 0:
+                        i = left_new[x] = self.new_pair(x, new)
                     self.add_gain(i, f)
                     self.add_position(i, left)
+                    at[left].pidx = i
                 if right >= 0:
-                    self.count[self.pair_index(b, sym[right])] -= f
-                    i = self.pair_index(new, sym[right])
+                    self.count[at[q].pidx] -= f  # (b, sym[right])
+                    x = at[right].sym
+                    if x == new:  # (new, new): one index, kept in left_new
+                        i = left_new[x]
+                        if i < 0:
+                            i = left_new[x] = self.new_pair(new, new)
+                    else:
+                        i = right_new[x]
+                        if i < 0:
+                            i = right_new[x] = self.new_pair(new, x)
                     self.add_gain(i, f)
                     self.add_position(i, p)
-                    prv[right] = p
-                sym[p] = new
-                sym[q] = -1
-                nxt[p] = right
+                    at[p].pidx = i
+                    at[right].prv = p
+                at[p].sym = new
+                at[q].sym = -1
+                at[p].nxt = right
         finally:
-            free(where)
+            if merged >= self.first_new:
+                free(where)
         for k in range(self.fresh_size):
             i = self.fresh[k]
             self.count[i] += self.gain[i]
             self.gain[i] = 0
+            if self.right[i] == new:
+                left_new[self.left[i]] = -1
+            else:
+                right_new[self.right[i]] = -1
         self.count[merged] = 0
         for k in range(self.fresh_size):
             i = self.fresh[k]
