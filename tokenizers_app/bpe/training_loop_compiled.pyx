@@ -39,7 +39,14 @@ def raise_outside(long symbol, Py_ssize_t alphabet_size):
                      f"{alphabet_size} symbols")
 
 cdef extern from *:
-    void __builtin_prefetch(const void *address) nogil  # GCC's and Clang's; a hint only
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define BPE_PREFETCH(address) __builtin_prefetch(address)
+    #else
+    #define BPE_PREFETCH(address) ((void)0)
+    #endif
+    """
+    void BPE_PREFETCH(const void *address) nogil  # a hint only: nothing where no builtin is
 
 cdef Py_ssize_t PREFETCH = 8  # a merge asks for the Slot of the position this far ahead
 
@@ -362,7 +369,7 @@ cdef class _Loop:
         try:
             for k in range(n):
                 if k + PREFETCH < n:  # the positions come in increasing order, with gaps
-                    __builtin_prefetch(&at[where[k + PREFETCH]])
+                    BPE_PREFETCH(&at[where[k + PREFETCH]])
                 p = where[k]
                 q = at[p].nxt
                 if at[p].sym != a or q < 0 or at[q].sym != b:

@@ -32,7 +32,7 @@ from ..bpe.pattern_check import check_pattern
 from . import kinds as descriptions
 from .files import HF_FILE, transformers_config
 from .hf import HFEngine
-from .library_extension import extended_json, extended_model
+from .extended_files import extended_json, extended_model
 from .kind import FILE, ROWS, CoreKind, FileKind, TokenizerKind
 from .spm import SentencePieceEngine, model_type, normalization_rule
 from .training import ByteTraining, CharTraining
