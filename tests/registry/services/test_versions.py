@@ -179,7 +179,8 @@ def test_the_encodes_lookup_finds_what_resolve_finds_reading_the_digest_alone(co
     TokenizerVersion.objects.filter(pk=second.pk).update(status=TokenizerVersion.Status.BUILDING)
     for ref, error, message in [("2", NotFound, "no version 2"), ("7", NotFound, "no version 7"),
                                 ("prod", NotFound, r"has no alias 'prod' \(aliases: candidate"),
-                                ("Prod", Invalid, ""), ("", Invalid, "names no version")]:
+                                ("Prod", Invalid, "'Prod' is not a version number or an alias"),
+                                ("", Invalid, "names no version")]:
         with pytest.raises(error, match=message):
             TokenizerVersion.objects.digest_only("prose-bpe", ref)
     with pytest.raises(NotFound, match="no tokenizer named 'nope'"):
