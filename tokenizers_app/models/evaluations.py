@@ -7,6 +7,7 @@ from django.db import models
 from django.utils import timezone
 
 from .corpora import Corpus
+from .parts import RangePart
 from .versions import TokenizerVersion
 
 
@@ -178,30 +179,19 @@ class Evaluation(models.Model):
         return bool(written)
 
 
-class EvaluationPart(models.Model):
+class EvaluationPart(RangePart):
     """One byte range of a corpus evaluated by one task when an evaluation fans out (its corpus
     is above ``FANOUT_MIN_BYTES``): its totals (``bpe.eval_totals.EvalTotals``) are stored in
     ``totals_file``, then merged. ``attempt`` is the evaluation's ``attempts`` when it fanned
     out: a later attempt's parts are its own (a part done before is carried over, not redone)."""
 
     evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="parts")
-    attempt = models.PositiveIntegerField()
-    index = models.PositiveIntegerField()
-    start = models.BigIntegerField()
-    end = models.BigIntegerField()
-    done = models.BooleanField(default=False)
-    worker = models.CharField(max_length=200, blank=True)
     totals_file = models.CharField(max_length=255, blank=True)  # a name in the store
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["evaluation", "attempt", "index"],
                                                name="evaluation_part_unique_index")]
 
-    @property
-    def size(self) -> int:
-        return self.end - self.start
-
     def mark_done(self, worker: str, totals_file: str) -> bool:
         """Record this part as evaluated; False when a duplicate delivery did so first."""
-        return bool(EvaluationPart.objects.filter(pk=self.pk, done=False).update(
-            done=True, worker=worker[:200], totals_file=totals_file))
+        return self.mark_stored(worker, totals_file=totals_file)

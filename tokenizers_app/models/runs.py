@@ -14,6 +14,7 @@ from tokenizers_app.engines.registry import (DEFAULT_KIND, TokenizerKind, kind_c
 
 from ..bpe.parameters import TrainingParameters
 from .corpora import Corpus
+from .parts import RangePart
 
 
 # The kinds of tokenizer, one enum derived from the registry (``engines.registry.KINDS``):
@@ -245,29 +246,18 @@ class TrainingRun(models.Model):
                     .update(heartbeat_at=timezone.now()))
 
 
-class CountPart(models.Model):
+class CountPart(RangePart):
     """One byte range of a corpus counted by one task when counting fans out."""
 
     run = models.ForeignKey(TrainingRun, on_delete=models.CASCADE, related_name="count_parts")
-    attempt = models.PositiveIntegerField()
-    index = models.PositiveIntegerField()
     corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="+")
-    start = models.BigIntegerField()
-    end = models.BigIntegerField()
-    done = models.BooleanField(default=False)
-    worker = models.CharField(max_length=200, blank=True)
     counts_file = models.CharField(max_length=255, blank=True)  # a name in the store
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "attempt", "index"],
                                                name="count_part_unique_index")]
 
-    @property
-    def size(self) -> int:
-        return self.end - self.start
-
     def mark_done(self, worker: str, counts_file: str) -> bool:
         """Record this part as counted (its counts in ``counts_file``, a name in the store);
         False when a duplicate delivery did so first."""
-        return bool(CountPart.objects.filter(pk=self.pk, done=False).update(
-            done=True, worker=worker[:200], counts_file=counts_file))
+        return self.mark_stored(worker, counts_file=counts_file)
