@@ -42,12 +42,7 @@ def store_parallel_set(*, text: ParallelText, name: str, pivot: str, original_fi
     """One evaluation corpus per language (``NAME.LANG``), grouped as a set, all at once or
     none (a corpus file already moved into place without its row is left to the sweep)."""
     languages = {check_language(lang, field="file"): lines for lang, lines in text.lines.items()}
-    if pivot not in languages:
-        raise Invalid(f"the pivot {pivot!r} is not one of the set's languages "
-                      f"({', '.join(sorted(languages))})", field="pivot")
-    if ParallelSet.objects.filter(name=name).exists():
-        raise Conflict(f"a parallel set named {name!r} already exists: choose another name",
-                       field="name")
+    _check_new_set(name, pivot, languages)
     with transaction.atomic():
         parallel = ParallelSet.objects.create(
             name=name, pivot=pivot, source_format=text.source_format,
@@ -78,12 +73,7 @@ def parallel_set_from_corpora(*, name: str, corpora: dict[str, Corpus], pivot: s
         raise Invalid(f"a set takes two or more corpora of equal line counts: "
                       f"{', '.join(f'{lang} {n}' for lang, n in counts.items())}",
                       field="corpora")
-    if pivot not in corpora:
-        raise Invalid(f"the pivot {pivot!r} is not one of the set's languages "
-                      f"({', '.join(sorted(corpora))})", field="pivot")
-    if ParallelSet.objects.filter(name=name).exists():
-        raise Conflict(f"a parallel set named {name!r} already exists: choose another name",
-                       field="name")
+    _check_new_set(name, pivot, corpora)
     with transaction.atomic():
         parallel = ParallelSet.objects.create(
             name=name, pivot=pivot, source_format=ParallelSet.Format.CORPORA,
@@ -113,6 +103,18 @@ def django_translations_set(*, name: str = "django-messages",
             files.append((str(path.relative_to(path.parents[3])), data))
     return store_parallel_set(text=po_catalogs(files, "en"), name=name, pivot="en",
                               original_filename="django/conf/locale/*/LC_MESSAGES/django.po")
+
+
+def _check_new_set(name: str, pivot: str, languages: dict) -> None:
+    """A new set's pivot must be one of its languages and its name free: pivot "fr" with
+    languages {"en", "de"} raises ``Invalid`` ("... not one of the set's languages (de, en)"),
+    a name already taken ``Conflict``."""
+    if pivot not in languages:
+        raise Invalid(f"the pivot {pivot!r} is not one of the set's languages "
+                      f"({', '.join(sorted(languages))})", field="pivot")
+    if ParallelSet.objects.filter(name=name).exists():
+        raise Conflict(f"a parallel set named {name!r} already exists: choose another name",
+                       field="name")
 
 
 def _check_evaluated_whole(data: bytes, language: str) -> None:
