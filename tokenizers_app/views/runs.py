@@ -45,18 +45,12 @@ def run_new(request):
         status = statuses[0] if statuses else status  # the name's (a 403) comes first
     if request.method == "POST" and valid and not refusals:
         data = form.cleaned_data
-        try:
-            run = start_training_run(corpora=form.corpora_value(),
-                                     tokenizer_name=data["tokenizer"],
-                                     created_by=request.user, **form.run_parameters())
-        except QueueUnavailable as unsent:
-            messages.warning(request, str(unsent))
-            return redirect("run", run_id=unsent.record.pk)
-        except (RegistryError, ValueError) as exc:
-            status = add_service_error(form, exc)
-        else:
-            messages.success(request, f"run {run.pk} queued")
-            return redirect("run", run_id=run.pk)
+        return _start_run(request, form, "tokenizers_app/run_new.html",
+                          lambda: start_training_run(corpora=form.corpora_value(),
+                                                     tokenizer_name=data["tokenizer"],
+                                                     created_by=request.user,
+                                                     **form.run_parameters()),
+                          lambda run: f"run {run.pk} queued")
     return render(request, "tokenizers_app/run_new.html", {"form": form}, status=status)
 
 
@@ -69,22 +63,31 @@ def run_extend(request):
     status = 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
-            run = start_extension_run(extends=data["extends"], corpora=[data["corpus"]],
-                                      vocab_size=data["vocab_size"],
-                                      min_frequency=data["min_frequency"], sweep=data["sweep"],
-                                      created_by=request.user)
-        except QueueUnavailable as unsent:
-            messages.warning(request, str(unsent))
-            return redirect("run", run_id=unsent.record.pk)
-        except (RegistryError, ValueError) as exc:
-            status = add_service_error(form, exc)
-        else:
-            messages.success(request, f"run {run.pk} queued: extends {run.extends.label}")
-            return redirect("run", run_id=run.pk)
+        return _start_run(request, form, "tokenizers_app/run_extend.html",
+                          lambda: start_extension_run(
+                              extends=data["extends"], corpora=[data["corpus"]],
+                              vocab_size=data["vocab_size"], min_frequency=data["min_frequency"],
+                              sweep=data["sweep"], created_by=request.user),
+                          lambda run: f"run {run.pk} queued: extends {run.extends.label}")
     elif form.errors:
         status = 400
     return render(request, "tokenizers_app/run_extend.html", {"form": form}, status=status)
+
+
+def _start_run(request, form, template: str, start, queued_message):
+    """Start a run with ``start()`` and go to its page, with ``queued_message(run)`` ("run 7
+    queued"), or a warning when the queue did not answer (the run is recorded); a refused start
+    shows ``template`` again with the refusal on the form, at its status (e.g. 400)."""
+    try:
+        run = start()
+    except QueueUnavailable as unsent:
+        messages.warning(request, str(unsent))
+        return redirect("run", run_id=unsent.record.pk)
+    except (RegistryError, ValueError) as exc:
+        status = add_service_error(form, exc)
+        return render(request, template, {"form": form}, status=status)
+    messages.success(request, queued_message(run))
+    return redirect("run", run_id=run.pk)
 
 
 def suggested_size(ref: str) -> int | None:
