@@ -1,5 +1,8 @@
-"""Evaluation of every kind: ``evaluate()`` (all metrics, the text encoded whole) against the
-kind's own library encoding the same text whole, in the same run.
+"""Evaluation of every kind: ``evaluate()`` (all metrics) against the kind's own library encoding
+the same documents, in the same run: for the core's kinds, the text in pieces cut where no token
+can cross (the whole text's tokens); for the library kinds, its paragraphs, each in one call, as
+the evaluation encodes them (a SentencePiece model or a Llama-style ``tokenizer.json`` marks the
+start of every text it encodes, so the whole text in one call has other tokens).
 
     python bench/evaluate.py --corpus PATH [--megabytes 16] [--repeat 3] [--fixtures DIR]
 
@@ -222,14 +225,20 @@ def _noop(_):
 
 
 def library_documents(tokenizer, path: str):
-    """The text as the evaluation encodes it, in batches of about 1 MB: pieces cut where no
-    token crosses (core kinds, joined: the same tokens), paragraphs (library kinds, a list of
-    documents each encoded on its own)."""
+    """The text of the file at ``path`` as the evaluation encodes it (``text_documents``)."""
     from tokenizers_app.bpe.corpus import read_lines
+
+    return text_documents(tokenizer, read_lines(path, 1 << 62))
+
+
+def text_documents(tokenizer, blocks):
+    """The text ``"".join(blocks)`` as the evaluation encodes it, in batches of about 1 MB:
+    pieces cut where no token crosses (core kinds, joined: the same tokens), paragraphs
+    (library kinds, a list of documents each encoded on its own)."""
     from tokenizers_app.bpe.evaluation import LineCounter
     from tokenizers_app.engines.evaluation import batches, documents
 
-    lines = LineCounter(read_lines(path, 1 << 62))
+    lines = LineCounter(blocks)
     if hasattr(tokenizer, "canonical"):
         for batch in batches(documents(lines)):
             yield ["".join(doc) for doc in batch]
@@ -345,13 +354,14 @@ def main() -> None:
     failed = False
     for name, tokenizer, peer in kinds(fixtures, text[:2_000_000], opts.only):
         ours, theirs, ratios = [], [], []
+        texts = [t for batch in text_documents(tokenizer, blocks) for t in batch]
         for _ in range(opts.repeat):
             metrics, seconds = timed(lambda: evaluate(tokenizer, blocks))
-            ids, peer_seconds = timed(lambda: peer(text))
+            tokens, peer_seconds = timed(lambda: sum(len(peer(t)) for t in texts))
             ours.append(seconds)
             theirs.append(peer_seconds)
             ratios.append(seconds / peer_seconds)
-        same = metrics["tokens"] == len(ids)
+        same = metrics["tokens"] == tokens
         failed |= not same
         print(f"{name:<40}{spread(ours):>22}{spread(theirs):>22}{spread(ratios):>18}x"
               f"{'' if same else '  TOKEN COUNTS DIFFER'}")
