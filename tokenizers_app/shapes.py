@@ -35,18 +35,27 @@ class TokenizerOut(Schema):
                    created_at=tokenizer.created_at)
 
 
+class EvaluationProgressOut(Schema):
+    bytes_done: int
+    bytes: int  # what it reads: the corpus, or the first EVALUATION_MAX_BYTES
+    parts_done: int
+    parts: int  # 0: evaluated in one task
+    seconds_left: int | None  # None until a rate is known
+
+
 class EvaluationOut(Schema):
     corpus: str
     corpus_sha256: str
-    status: str  # queued, running, succeeded, failed
+    status: str  # queued, running, succeeded, failed, cancelled
     error: str
     metrics: Metrics
+    progress: EvaluationProgressOut | None = None  # while running
 
     @classmethod
     def of(cls, evaluation: Evaluation) -> EvaluationOut:
         return cls(corpus=evaluation.corpus.name, corpus_sha256=evaluation.corpus.sha256,
                    status=evaluation.status, error=evaluation.error,
-                   metrics=dict(evaluation.metrics))
+                   metrics=dict(evaluation.metrics), progress=evaluation.progress)
 
 
 class SourceCorpusOut(Schema):

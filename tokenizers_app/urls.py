@@ -51,6 +51,8 @@ urlpatterns = [
     path(f"tokenizers/{NAME}/delete", versions.tokenizer_delete, name="tokenizer_delete"),
     path(f"tokenizers/{NAME}/<ref:ref>/", versions.version_detail, name="version"),
     path(f"tokenizers/{NAME}/<ref:ref>/evaluate", versions.version_evaluate, name="evaluate"),
+    path(f"tokenizers/{NAME}/<ref:ref>/evaluate/cancel", versions.version_evaluation_cancel,
+         name="evaluation_cancel"),
     path(f"tokenizers/{NAME}/<ref:ref>/vocab/", versions.version_vocab, name="vocab"),
     path(f"tokenizers/{NAME}/<ref:ref>/merges/", versions.version_merges, name="merges"),
     path(f"tokenizers/{NAME}/<ref:ref>/tokens/<int:token_id>/", versions.token_detail,

@@ -5,8 +5,8 @@ anonymous visitors, signed-in members, owners and staff. A URL added without a r
 The ``owner`` is the member who created the tokenizer ``prose-bpe``, started its runs and
 uploaded its corpora; ``member`` is another signed-in member, who owns none of them. Only the
 owner or staff add versions to a tokenizer (train into it, import into it), cancel its runs and
-switch a corpus's evaluation flag; any member may have a version evaluated on an evaluation
-corpus; reads are open to all (``services.permissions``).
+evaluations and switch a corpus's evaluation flag; any member may have a version evaluated on an
+evaluation corpus; reads are open to all (``services.permissions``).
 
 An expected answer is a status code, or ``LOGIN`` for a redirect to the sign-in page. Writes
 send bodies that are valid where the action is harmless and incomplete elsewhere, so a member
@@ -84,6 +84,11 @@ ACCESS = {
         ("GET", "/tokenizers/{name}/1/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/evaluate": [
         ("POST", "/tokenizers/{name}/1/evaluate", {"corpus": "{held_out}"}, LOGIN, 302, 302, 302)],
+    # cancelling an evaluation: the tokenizer's owner, the corpus's uploader, or staff (the
+    # evaluation has ended here: it is left as it is)
+    "tokenizers/<str:name>/<ref:ref>/evaluate/cancel": [
+        ("POST", "/tokenizers/{name}/1/evaluate/cancel", {"corpus": "{held_out}"},
+         LOGIN, 403, 302, 302)],
     "tokenizers/<str:name>/<ref:ref>/vocab/": [
         ("GET", "/tokenizers/{name}/1/vocab/", None, 200, 200, 200, 200)],
     "tokenizers/<str:name>/<ref:ref>/merges/": [
@@ -126,6 +131,9 @@ ACCESS = {
     "api/tokenizers/<name>/versions/<ref>/evaluate": [
         ("POST", "/api/tokenizers/{name}/versions/1/evaluate", {"corpus": "{held_out}"},
          401, 200, 200, 200)],
+    "api/tokenizers/<name>/versions/<ref>/evaluate/cancel": [
+        ("POST", "/api/tokenizers/{name}/versions/1/evaluate/cancel", {"corpus": "{held_out}"},
+         401, 403, 200, 200)],
     "api/tokenizers/<name>/import": [
         ("POST", "/api/tokenizers/{name}/import", {}, 401, 422, 422, 422),
         ("POST", "/api/tokenizers/{name}/import", {"files": VERSION_FILE}, 401, 403, 201, 201)],

@@ -15,7 +15,7 @@ from ..errors import Invalid, NotFound, TooLarge
 from ..models import Corpus, Tokenizer, TokenizerVersion
 from ..services.deletions import delete_tokenizer
 from ..services.downloads import render_download
-from ..services.evaluations import request_evaluation
+from ..services.evaluations import cancel_evaluation, request_evaluation
 from ..services.gates import find_alias, goldens_kept, pin_golden, set_gate
 from ..services.staff import deprecate_version, move_alias, publish_version
 from ..services.import_notes import pattern_note, special_tokens_from_json
@@ -193,6 +193,19 @@ def evaluate(request, name: str, ref: str, body: EvaluateIn):
     until a worker computes it; one per version and corpus, a failed one is queued again)."""
     [corpus] = Corpus.objects.by_names([body.corpus])
     return EvaluationOut.of(request_evaluation(version=_version(name, ref), corpus=corpus))
+
+
+@router.post("/{name}/versions/{ref}/evaluate/cancel", response={200: EvaluationOut, **ERRORS},
+             auth=WRITE)
+def cancel_evaluation_on(request, name: str, ref: str, body: EvaluateIn):
+    """Cancel the version's evaluation on a corpus (``status`` cancelled; an ended one is
+    answered as it is): the tokenizer's owner, the corpus's uploader or staff. Evaluating it
+    again queues it anew."""
+    evaluation = _version(name, ref).evaluations.select_related("corpus").filter(
+        corpus__name=body.corpus).first()
+    if evaluation is None:
+        raise NotFound(f"{name}@{ref} has no evaluation on {body.corpus!r}")
+    return EvaluationOut.of(cancel_evaluation(evaluation=evaluation, user=request.user))
 
 
 class AliasIn(Body):

@@ -3,6 +3,7 @@ evaluation's state is one guarded UPDATE, so that a late result never overwrites
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -17,7 +18,7 @@ class EvaluationQuerySet(models.QuerySet):
         another delivery of the same task)."""
         now = timezone.now()
         claimed = self.filter(pk=evaluation_id, status=Evaluation.Status.QUEUED).update(
-            status=Evaluation.Status.RUNNING, started_at=now, heartbeat_at=now,
+            status=Evaluation.Status.RUNNING, started_at=now, heartbeat_at=now, bytes_done=0,
             attempts=models.F("attempts") + 1)
         return self.select_related("version", "corpus").get(pk=evaluation_id) if claimed else None
 
@@ -43,7 +44,7 @@ class EvaluationQuerySet(models.QuerySet):
         running), best compression ratio first per corpus (those to come last), with their
         version, tokenizer and corpus. The languages of parallel sets are on their sets' pages."""
         return (self.filter(corpus__is_evaluation=True, corpus__parallel_members__isnull=True)
-                .exclude(status=Evaluation.Status.FAILED)
+                .exclude(status__in=Evaluation.ENDED_WITHOUT_METRICS)
                 .without_word_tokens()
                 .select_related("version__tokenizer", "corpus")
                 .order_by("corpus__name", models.F("compression_ratio").desc(nulls_last=True),
@@ -66,6 +67,9 @@ class Evaluation(models.Model):
         RUNNING = "running"
         SUCCEEDED = "succeeded"
         FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    ENDED_WITHOUT_METRICS = (Status.FAILED, Status.CANCELLED)  # evaluated again on request
 
     version = models.ForeignKey(TokenizerVersion, on_delete=models.CASCADE,
                                 related_name="evaluations")
@@ -82,6 +86,9 @@ class Evaluation(models.Model):
     fanout_parts = models.PositiveIntegerField(default=0, editable=False,
                                                help_text="byte ranges evaluated by separate "
                                                          "tasks (0: one task)")
+    bytes_done = models.BigIntegerField(default=0, editable=False,
+                                        help_text="bytes of the corpus evaluated so far by the "
+                                                  "current attempt (its parts' sum in parts)")
     attempts = models.PositiveSmallIntegerField(default=0, editable=False,
                                                 help_text="times a worker started it since it "
                                                           "was queued anew")
@@ -103,25 +110,47 @@ class Evaluation(models.Model):
                                                name="evaluation_unique_pair")]
 
     @property
-    def parts_progress(self) -> dict | None:
-        """A running evaluation in parts: ``{"done", "parts", "bytes_done", "bytes"}`` of its
-        current attempt (parts carried over from an earlier one count as done); None when it
-        is not in parts or not running."""
-        if self.status != self.Status.RUNNING or not self.fanout_parts:
+    def bytes_total(self) -> int:
+        """The bytes this evaluation reads: its corpus, or the opt-in cap's first bytes."""
+        cap = settings.EVALUATION_MAX_BYTES
+        size = self.corpus.size_bytes
+        return min(size, cap) if cap else size
+
+    @property
+    def progress(self) -> dict | None:
+        """A running evaluation's progress: ``{"bytes_done", "bytes", "parts_done", "parts",
+        "seconds_left"}`` (parts 0 when it runs in one task; ``seconds_left`` None until a
+        rate is known: two seconds and some bytes in); None when it is not running."""
+        if self.status != self.Status.RUNNING:
             return None
-        parts = list(self.parts.filter(attempt=self.attempts).values_list("start", "end",
-                                                                          "done"))
-        if not parts:
-            return None
-        return {"done": sum(done for _, _, done in parts), "parts": len(parts),
-                "bytes_done": sum(end - start for start, end, done in parts if done),
-                "bytes": sum(end - start for start, end, _ in parts)}
+        total = self.bytes_total
+        done = min(self.bytes_done, total)
+        parts = (list(self.parts.filter(attempt=self.attempts).values_list("done", flat=True))
+                 if self.fanout_parts else [])
+        elapsed = (timezone.now() - self.started_at).total_seconds() if self.started_at else 0
+        left = (round(elapsed * (total - done) / done) if done and elapsed >= 2 else None)
+        return {"bytes_done": done, "bytes": total, "parts_done": sum(parts),
+                "parts": len(parts), "seconds_left": left}
+
+    def cancel(self) -> bool:
+        """Cancel this evaluation while it is queued or running (one guarded UPDATE): its
+        task, its parts' tasks and its merge then do nothing, and a worker evaluating it stops
+        at its next progress report (``services.evaluation_progress``). False when it had
+        ended already."""
+        fields = {"status": self.Status.CANCELLED, "finished_at": timezone.now(), "error": ""}
+        cancelled = Evaluation.objects.filter(
+            pk=self.pk, status__in=[self.Status.QUEUED, self.Status.RUNNING]).update(**fields)
+        if cancelled:
+            for name, value in fields.items():
+                setattr(self, name, value)
+        return bool(cancelled)
 
     def retry(self) -> bool:
-        """Queue a failed evaluation again; False when it had not failed."""
+        """Queue a failed or cancelled evaluation again; False when it had not ended so."""
         fields = {"status": self.Status.QUEUED, "error": "", "sent_at": timezone.now(),
-                  "attempts": 0}
-        retried = Evaluation.objects.filter(pk=self.pk, status=self.Status.FAILED).update(**fields)
+                  "attempts": 0, "bytes_done": 0}
+        retried = Evaluation.objects.filter(
+            pk=self.pk, status__in=self.ENDED_WITHOUT_METRICS).update(**fields)
         if retried:
             for name, value in fields.items():
                 setattr(self, name, value)
@@ -131,7 +160,8 @@ class Evaluation(models.Model):
         """Mark this evaluation running in this process (computed now, not by a task)."""
         self.status, self.started_at = self.Status.RUNNING, timezone.now()
         self.heartbeat_at = self.started_at
-        Evaluation.objects.filter(pk=self.pk).update(status=self.status,
+        self.bytes_done = 0
+        Evaluation.objects.filter(pk=self.pk).update(status=self.status, bytes_done=0,
                                                      started_at=self.started_at,
                                                      heartbeat_at=self.heartbeat_at,
                                                      attempts=models.F("attempts") + 1)

@@ -26,6 +26,7 @@ from ..engines.registry import cut_rule, evaluate_totals, metrics_of_totals
 from ..models import Evaluation, EvaluationPart
 from ..storage import ObjectRanges, get_store
 from .evaluation_failures import failure_words
+from .evaluation_progress import Stopped, reported
 from .heartbeats import Heartbeat
 from .queue import EVALUATE_PART, MERGE_EVALUATION, send_on_commit
 
@@ -70,7 +71,8 @@ def fan_out_evaluation(evaluation: Evaluation, tokenizer) -> bool:
                            totals_file=done_before.get((start, end), ""),
                            worker="(carried over)" if (start, end) in done_before else "")
             for index, (start, end) in enumerate(ranges))
-        Evaluation.objects.filter(pk=evaluation.pk).update(fanout_parts=len(parts))
+        Evaluation.objects.filter(pk=evaluation.pk).update(
+            fanout_parts=len(parts), bytes_done=sum(part.size for part in parts if part.done))
         waiting = [part for part in parts if not part.done]
         for part in waiting:
             send_on_commit(EVALUATE_PART, part.pk)
@@ -103,7 +105,8 @@ def evaluate_corpus_part(*, part_id: int, worker: str = "") -> None:
     try:
         tokenizer = evaluation.version.load_tokenizer()
         source = corpus_ranges(evaluation)
-        totals = evaluate_totals(tokenizer, part_blocks(source, part.start, part.end))
+        totals = evaluate_totals(tokenizer, reported(part_blocks(source, part.start, part.end),
+                                                     lambda: _running(part)))
         frequent: Counter[str] = Counter()
         for block in _lines(part_blocks(source, part.start, part.end)):
             frequent.update(block.split())
@@ -111,6 +114,10 @@ def evaluate_corpus_part(*, part_id: int, worker: str = "") -> None:
             frequent.most_common(FREQUENT_KEPT)) + b"}"
         name = _part_name(part)
         get_store().write_bytes(name, data)
+    except Stopped:  # cancelled, or queued again: nothing to store
+        log.info("evaluation %s part %s stopped: cancelled or queued again", evaluation.pk,
+                 part.index)
+        return
     except Exception as exc:  # the evaluation fails in words (the merge never comes)
         log.warning("evaluation %s part %s failed: %s", evaluation.pk, part.index, exc)
         evaluation.record(error=failure_words(evaluation, exc))
@@ -136,12 +143,11 @@ def _running(part: EvaluationPart):
 
 
 def _beat(part: EvaluationPart) -> None:
-    """A part starting or done moves its evaluation's ``started_at`` and heartbeat on (and a
-    part at work beats from its own thread): the reaper takes an evaluation in parts for dead
-    only when no part beat for ``EVALUATION_STALE_SECONDS`` (the merge reads the new value
-    before it records)."""
-    now = timezone.now()
-    _running(part).update(started_at=now, heartbeat_at=now)
+    """A part starting or done moves its evaluation's heartbeat on (and a part at work beats
+    from its own thread): the reaper takes an evaluation in parts for dead only when no part
+    beat for ``EVALUATION_STALE_SECONDS``. ``started_at`` stays the attempt's start, from which
+    the time left is reckoned."""
+    _running(part).update(heartbeat_at=timezone.now())
 
 
 def _lines(blocks):

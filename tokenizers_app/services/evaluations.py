@@ -27,6 +27,8 @@ from ..storage import get_store
 from .heartbeats import Heartbeat
 from .evaluation_failures import failure_words
 from .evaluation_fanout import WORDS_KEPT, fan_out_evaluation, fans_out
+from .evaluation_progress import Stopped, reported
+from .permissions import OPERATOR, check_may_cancel_evaluation
 from .queue import EVALUATE, send_on_commit
 
 log = logging.getLogger(__name__)
@@ -45,7 +47,8 @@ def evaluate_everything_on(*, corpus: Corpus) -> list[Evaluation]:
     """Queue the evaluation of every ready version on ``corpus`` (an evaluation corpus now).
     Idempotent: a version already evaluated on it (queued, running or done) keeps its one
     evaluation; a failed one is queued again. Returns the evaluations queued now."""
-    kept = Evaluation.objects.filter(corpus=corpus).exclude(status=Evaluation.Status.FAILED)
+    kept = Evaluation.objects.filter(corpus=corpus).exclude(
+        status__in=Evaluation.ENDED_WITHOUT_METRICS)
     versions = TokenizerVersion.objects.ready().exclude(pk__in=kept.values("version_id"))
     return [queue_evaluation(version=version, corpus=corpus)
             for version in versions.order_by("pk")]
@@ -63,6 +66,19 @@ def request_evaluation(*, version: TokenizerVersion, corpus: Corpus) -> Evaluati
         raise Invalid(f"version {version.label} is {version.status}, not ready: only a ready "
                       f"version is evaluated", field="version")
     return queue_evaluation(version=version, corpus=corpus)
+
+
+def cancel_evaluation(*, evaluation: Evaluation, user=OPERATOR) -> Evaluation:
+    """Cancel a queued or running evaluation: at once when queued; a worker evaluating it stops
+    within about a second (``evaluation_progress``), and its parts and merge do nothing. Its
+    tokenizer's owner, the corpus's uploader or staff may (``Forbidden`` otherwise); an
+    evaluation that has ended is left as it is. Evaluating it again queues it anew."""
+    check_may_cancel_evaluation(user, evaluation)
+    if evaluation.cancel():
+        log.info("evaluation %s cancelled", evaluation.pk)
+    else:
+        evaluation.refresh_from_db()
+    return evaluation
 
 
 def run_evaluation(*, evaluation_id: int) -> None:
@@ -140,10 +156,14 @@ def _compute(evaluation: Evaluation, fan_out: bool = False) -> Evaluation:
         tokenizer = evaluation.version.load_tokenizer()
         if fan_out and fans_out(evaluation) and fan_out_evaluation(evaluation, tokenizer):
             return evaluation
-        metrics = evaluate(tokenizer, read_lines(store.open(name), most))
+        metrics = evaluate(tokenizer, reported(read_lines(store.open(name), most),
+                                               evaluation.owned))
         mark_capped(metrics, evaluation.corpus)
         words = frequent_word_tokens(tokenizer, read_lines(store.open(name), most),
                                      top=WORDS_KEPT)
+    except Stopped:  # cancelled, or queued again: the row says so already
+        log.info("evaluation %s stopped: cancelled or queued again", evaluation.pk)
+        evaluation.refresh_from_db()
     except Exception as exc:  # stored on the row, in words (``failure_words``)
         if isinstance(exc, (StoreUnavailable, Unencodable, EngineFailed, OSError)):
             log.warning("evaluation %s failed: %s", evaluation.pk, exc)

@@ -5,7 +5,8 @@ to show only the buttons a user may press. Reads are open to all and are not che
 - Add a version to a tokenizer (train into it, import into it): its owner, or staff. A
   tokenizer without an owner (made before owners existed, or by the operator) is staff-only.
   A new name: any signed-in user, who becomes its owner.
-- Cancel a run: the user who started it, or staff.
+- Cancel a run: the user who started it, or staff. Cancel an evaluation: its tokenizer's
+  owner, its corpus's uploader, or staff.
 - Switch a corpus's evaluation flag: its uploader, or staff.
 - Publish, deprecate and annotate versions, move aliases: staff.
 - Delete a corpus, a tokenizer or a run that nothing depends on (``services.deletions``): its
@@ -88,6 +89,19 @@ def check_may_cancel(user, run) -> None:
                else "was started by the operator")
         raise Forbidden(f"run {run.pk} {who}: only the user who started it or staff can "
                         f"cancel it")
+
+
+def may_cancel_evaluation(user, evaluation) -> bool:
+    """Whether ``user`` may cancel ``evaluation``: its tokenizer's owner, its corpus's uploader,
+    or staff."""
+    return (is_staff(user) or _is_owner(user, evaluation.version.tokenizer.owner_id)
+            or _is_owner(user, evaluation.corpus.uploaded_by_id))
+
+
+def check_may_cancel_evaluation(user, evaluation) -> None:
+    if not may_cancel_evaluation(user, evaluation):
+        raise Forbidden(f"only the owner of {evaluation.version.tokenizer.name!r}, the uploader "
+                        f"of {evaluation.corpus.name!r} or staff can cancel its evaluation")
 
 
 def may_switch_evaluation(user, corpus) -> bool:

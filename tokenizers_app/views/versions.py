@@ -18,11 +18,11 @@ from ..errors import REFUSALS, NotFound
 from ..guards import refusal
 from ..models import Corpus, MergeRule, Tokenizer, TokenizerVersion, VocabEntry
 from ..services.downloads import render_download, version_download_formats
-from ..services.evaluations import request_evaluation
+from ..services.evaluations import cancel_evaluation, request_evaluation
 from ..services.extensions import is_extendable
 from ..services.gates import goldens_kept
 from ..services.deletions import delete_tokenizer, tokenizer_dependents
-from ..services.permissions import may_add_version, may_delete
+from ..services.permissions import may_add_version, may_cancel_evaluation, may_delete
 from ..services.versions import IMPORT_FORMATS
 from .access import confirmed, readable
 
@@ -69,7 +69,10 @@ def version_detail(request, name, ref):
     lengths = version.token_length_histogram()
     evaluations = list(version.evaluations.without_word_tokens().select_related("corpus")
                        .order_by("corpus__name"))
-    done = {e.corpus_id for e in evaluations if e.status != e.Status.FAILED}
+    done = {e.corpus_id for e in evaluations if e.status not in e.ENDED_WITHOUT_METRICS}
+    for e in evaluations:  # the cancel button, where this user may press it
+        e.cancellable = (e.status in (e.Status.QUEUED, e.Status.RUNNING)
+                         and may_cancel_evaluation(request.user, e))
     formats = version_download_formats(version)
     tokenizer = version.cached_tokenizer()
     return render(request, "tokenizers_app/version.html", {
@@ -111,6 +114,20 @@ def version_evaluate(request, name, ref):
     [corpus] = Corpus.objects.by_names([request.POST.get("corpus", "")])
     request_evaluation(version=version, corpus=corpus)
     messages.success(request, f"{version.label} is being evaluated on {corpus.name}")
+    return redirect("version", name=version.tokenizer.name, ref=version.number)
+
+
+@login_required
+@require_POST
+def version_evaluation_cancel(request, name, ref):
+    """Cancel the version's evaluation on the corpus POSTed (``corpus``): its tokenizer's
+    owner, the corpus's uploader or staff; anyone else gets a 403 in words (``guards``)."""
+    version = _version(name, ref)
+    evaluation = get_object_or_404(version.evaluations.select_related("corpus"),
+                                   corpus__name=request.POST.get("corpus", ""))
+    evaluation = cancel_evaluation(evaluation=evaluation, user=request.user)
+    messages.info(request, f"the evaluation of {version.label} on {evaluation.corpus.name} is "
+                           f"{evaluation.status}")
     return redirect("version", name=version.tokenizer.name, ref=version.number)
 
 

@@ -207,17 +207,19 @@ def test_a_running_evaluation_in_parts_shows_its_parts_and_bytes_done(settings, 
     evaluation = Evaluation.objects.create(version=version, corpus=held_out)
     settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 8000
     evaluation = evaluate_in_parts(evaluation.pk, skip=1)
-    progress = evaluation.parts_progress
+    progress = evaluation.progress
     assert progress["parts"] == evaluation.fanout_parts
-    assert progress["done"] == progress["parts"] - 1
+    assert progress["parts_done"] == progress["parts"] - 1
+    done_parts = evaluation.parts.filter(attempt=evaluation.attempts, done=True)
+    assert progress["bytes_done"] == sum(part.size for part in done_parts)
     assert progress["bytes"] == held_out.size_bytes > progress["bytes_done"] > 0
     html = client.get(f"/tokenizers/{version.tokenizer.name}/{version.number}/").content.decode()
-    assert f"computing… {progress['done']} of {progress['parts']} parts" in html
+    assert f"{progress['parts_done']} of {progress['parts']} parts" in html
 
 
 def test_an_evaluation_in_parts_is_not_reaped_while_its_parts_go_on(settings):
-    """Each part started or done moves ``started_at`` on: a long evaluation in parts is taken
-    for dead only when its parts stop."""
+    """Each part started or done moves the heartbeat on (``started_at`` stays, for the time
+    left): a long evaluation in parts is taken for dead only when its parts stop."""
     from datetime import timedelta
 
     from django.utils import timezone
@@ -234,8 +236,10 @@ def test_an_evaluation_in_parts_is_not_reaped_while_its_parts_go_on(settings):
     settings.FANOUT_MIN_BYTES, settings.FANOUT_PART_BYTES = 1000, 8000
     run_evaluation(evaluation_id=evaluation.pk)
     long_ago = timezone.now() - timedelta(hours=2)
-    Evaluation.objects.filter(pk=evaluation.pk).update(started_at=long_ago)
+    Evaluation.objects.filter(pk=evaluation.pk).update(started_at=long_ago,
+                                                       heartbeat_at=long_ago)
     first = evaluation.parts.order_by("index").first()
     evaluate_corpus_part(part_id=first.pk, worker="here")
-    assert Evaluation.objects.get(pk=evaluation.pk).started_at > long_ago
+    assert Evaluation.objects.get(pk=evaluation.pk).heartbeat_at > long_ago
+    assert Evaluation.objects.get(pk=evaluation.pk).started_at == long_ago
     assert reap_evaluations(stale_seconds=3600) == []
