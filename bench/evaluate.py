@@ -44,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tokenizers_app.bpe import dumps_tokenizer, load_tokenizer, train_char_bpe  # noqa: E402
-from tokenizers_app.engines import evaluate, read_engine_files  # noqa: E402
+from tokenizers_app.engines import read_engine_files  # noqa: E402
 from tokenizers_app.engines.demo import train_wordpiece  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -146,6 +146,17 @@ def _library_kinds(lines: list[str], wanted):
             {"m.model": data}), peer.encode
 
 
+def evaluate_as_registry(tokenizer, blocks) -> dict:
+    """The metrics as a registry evaluation computes them, with the frequent words (for the
+    compare page) in the same pass (``engines.evaluation_pass``)."""
+    from tokenizers_app.engines.evaluation_pass import totals_and_words
+    from tokenizers_app.engines.registry import metrics_of_totals
+
+    totals, frequent = totals_and_words(tokenizer, blocks)
+    frequent.most_common(2000)
+    return metrics_of_totals(tokenizer, totals)
+
+
 def timed(function):
     started = time.perf_counter()
     result = function()
@@ -174,9 +185,11 @@ def _load(recipe) -> None:
 
 def _evaluate_part(path: str, start: int, end: int):
     from tokenizers_app.bpe.eval_parts import part_blocks
-    from tokenizers_app.engines.registry import evaluate_totals
+    from tokenizers_app.engines.evaluation_pass import totals_and_words
 
-    totals = evaluate_totals(_LOADED, part_blocks(path, start, end))
+    # as a registry part does: the totals, and the words (for the compare page) in one pass
+    totals, frequent = totals_and_words(_LOADED, part_blocks(path, start, end))
+    frequent.most_common(50_000)
     return totals.to_json(), os.getpid(), _peak_rss()
 
 
@@ -356,7 +369,7 @@ def main() -> None:
         ours, theirs, ratios = [], [], []
         texts = [t for batch in text_documents(tokenizer, blocks) for t in batch]
         for _ in range(opts.repeat):
-            metrics, seconds = timed(lambda: evaluate(tokenizer, blocks))
+            metrics, seconds = timed(lambda: evaluate_as_registry(tokenizer, blocks))
             tokens, peer_seconds = timed(lambda: sum(len(peer(t)) for t in texts))
             ours.append(seconds)
             theirs.append(peer_seconds)

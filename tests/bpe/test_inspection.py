@@ -1,11 +1,14 @@
 """Looking inside tokenizers: merge trees, token lengths, and how frequent words are cut."""
 
+from collections import Counter
+
 import pytest
 
 from tests.bpe.corpora import SAMPLES
 from tokenizers_app.bpe import Tokenizer, train_bpe
 from tokenizers_app.bpe.baselines import ByteTokenizer
 from tokenizers_app.bpe.inspection import (
+    counting_words,
     frequent_word_tokens,
     merge_tree,
     token_length_histogram,
@@ -65,6 +68,15 @@ def test_token_lengths_leave_special_tokens_out():
 def test_frequent_words_come_with_their_ids_as_they_occur_after_a_space():
     assert frequent_word_tokens(ByteTokenizer(), ["b a b", "c"], top=2) == [
         ("b", 2, [32, 98]), ("a", 1, [32, 97])]
+
+
+@pytest.mark.parametrize("chunk_chars", [1, 3, 7, 1 << 20])
+def test_words_counted_on_the_way_are_those_of_the_whole_text(chunk_chars):
+    blocks = ["the cat", " sat\n", "on\tthe", " mat\n\n", "a", "nd the", " end"]
+    counts: Counter[str] = Counter()
+    assert list(counting_words(blocks, counts, chunk_chars)) == blocks
+    assert counts == Counter("".join(blocks).split())
+    assert counts["and"] == 1 and counts["the"] == 3
 
 
 def test_words_split_differently_compare_token_bytes_not_ids():

@@ -4,7 +4,7 @@ and how it cuts a corpus's most frequent words, to compare with other tokenizers
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import accumulate
 
 WordTokens = tuple[str, int, list[int]]  # (word, count, ids)
@@ -88,8 +88,35 @@ def frequent_word_tokens(tokenizer, lines: Iterable[str], top: int = 2000) -> li
     counts: Counter[str] = Counter()
     for line in lines:
         counts.update(line.split())
+    return ranked_word_tokens(tokenizer, counts, top)
+
+
+def ranked_word_tokens(tokenizer, counts: Counter[str], top: int = 2000) -> list[WordTokens]:
+    """``frequent_word_tokens`` of words already counted (``counting_words``)."""
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:top]
     return [(word, count, in_running_text(tokenizer, word)) for word, count in ranked]
+
+
+def counting_words(blocks: Iterable[str], counts: Counter[str],
+                   chunk_chars: int = 1 << 20) -> Iterator[str]:
+    """The blocks of a text (``"".join(blocks)``), passed on as they come, its
+    whitespace-separated words added to ``counts`` on the way: so an evaluation counts them in
+    its own pass over the corpus (for lines that each end in a newline, the words of
+    ``frequent_word_tokens``). The
+    words are split a chunk of about ``chunk_chars`` at a time, cut only after a block that
+    ends in whitespace, so no word is cut: ``counting_words(["a b", "c\n", "a"], counts)``
+    counts ``a`` twice, ``bc`` once."""
+    kept: list[str] = []
+    size = 0
+    for block in blocks:
+        yield block
+        kept.append(block)
+        size += len(block)
+        if size >= chunk_chars and block[-1:].isspace():
+            counts.update("".join(kept).split())
+            kept, size = [], 0
+    if kept:
+        counts.update("".join(kept).split())
 
 
 def in_running_text(tokenizer, word: str) -> list[int]:

@@ -98,6 +98,11 @@ class TokenizerKind:
         return dumps_tokenizer(tokenizer, format, name)
 
     # evaluation
+    # its totals' words are the text's whitespace-separated words, each with its count (a
+    # library kind's word coverage is over them): the compare page's frequent words come
+    # from them, with no pass of their own
+    words_are_whitespace_words: bool = True
+
     def evaluate_totals(self, tokenizer, blocks: Iterable[str]) -> EvalTotals:
         """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``."""
         return library_totals(tokenizer, blocks)
@@ -143,6 +148,7 @@ class CoreKind(TokenizerKind):
 
     trains = True
     fans_out = True
+    words_are_whitespace_words = False  # pre-tokens, or the core's own words
 
     def has_merge_tree(self, tokenizer) -> bool:
         return True  # its bytes or characters, merged

@@ -249,6 +249,11 @@ def metrics_of_totals(tokenizer, totals: EvalTotals) -> dict:
     return _evaluated_as(tokenizer).metrics(tokenizer, totals)
 
 
+def counts_words(tokenizer) -> bool:
+    """Whether its evaluation totals hold the whitespace-separated words with their counts."""
+    return _evaluated_as(tokenizer).words_are_whitespace_words
+
+
 def cut_rule(tokenizer) -> str:
     """Where a corpus may be cut into parts for this tokenizer (``eval_totals.cut_allowed``)."""
     return _evaluated_as(tokenizer).cut_rule(tokenizer)

@@ -22,7 +22,8 @@ from django.utils import timezone
 from ..bpe.eval_parts import part_blocks, plan_parts
 from ..bpe.eval_totals import EvalTotals
 from ..bpe.inspection import in_running_text
-from ..engines.registry import cut_rule, evaluate_totals, metrics_of_totals
+from ..engines.evaluation_pass import totals_and_words
+from ..engines.registry import cut_rule, metrics_of_totals
 from ..models import Evaluation, EvaluationPart
 from ..storage import ObjectRanges, get_store
 from .evaluation_failures import failure_words
@@ -105,11 +106,8 @@ def evaluate_corpus_part(*, part_id: int, worker: str = "") -> None:
     try:
         tokenizer = evaluation.version.load_tokenizer()
         source = corpus_ranges(evaluation)
-        totals = evaluate_totals(tokenizer, reported(part_blocks(source, part.start, part.end),
-                                                     lambda: _running(part)))
-        frequent: Counter[str] = Counter()
-        for block in _lines(part_blocks(source, part.start, part.end)):
-            frequent.update(block.split())
+        blocks = reported(part_blocks(source, part.start, part.end), lambda: _running(part))
+        totals, frequent = totals_and_words(tokenizer, blocks)  # one pass: the words too
         data = totals.to_json()[:-1] + b', "frequent": ' + _json(
             frequent.most_common(FREQUENT_KEPT)) + b"}"
         name = _part_name(part)
@@ -148,12 +146,6 @@ def _beat(part: EvaluationPart) -> None:
     beat for ``EVALUATION_STALE_SECONDS``. ``started_at`` stays the attempt's start, from which
     the time left is reckoned."""
     _running(part).update(heartbeat_at=timezone.now())
-
-
-def _lines(blocks):
-    from ..bpe.evaluation import LineCounter
-
-    return LineCounter(blocks)
 
 
 def _json(value) -> bytes:

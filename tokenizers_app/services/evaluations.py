@@ -12,8 +12,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from ..bpe.corpus import read_lines
-from ..bpe.inspection import frequent_word_tokens
-from ..engines import evaluate
+from ..bpe.inspection import ranked_word_tokens
+from ..engines.evaluation_pass import totals_and_words
+from ..engines.registry import metrics_of_totals
 from ..engines.sandbox import EngineFailed
 from ..errors import (
     Invalid,
@@ -156,11 +157,11 @@ def _compute(evaluation: Evaluation, fan_out: bool = False) -> Evaluation:
         tokenizer = evaluation.version.load_tokenizer()
         if fan_out and fans_out(evaluation) and fan_out_evaluation(evaluation, tokenizer):
             return evaluation
-        metrics = evaluate(tokenizer, reported(read_lines(store.open(name), most),
-                                               evaluation.owned))
+        totals, frequent = totals_and_words(  # one pass: the words counted on the way
+            tokenizer, reported(read_lines(store.open(name), most), evaluation.owned))
+        metrics = metrics_of_totals(tokenizer, totals)
         mark_capped(metrics, evaluation.corpus)
-        words = frequent_word_tokens(tokenizer, read_lines(store.open(name), most),
-                                     top=WORDS_KEPT)
+        words = ranked_word_tokens(tokenizer, frequent, top=WORDS_KEPT)
     except Stopped:  # cancelled, or queued again: the row says so already
         log.info("evaluation %s stopped: cancelled or queued again", evaluation.pk)
         evaluation.refresh_from_db()
