@@ -129,3 +129,39 @@ def test_the_version_page_helps_people_use_it(visitor, live_server, data, width)
     page.wait_for_url("**q=th**")
     assert "whose result holds “th”" in page.inner_text("#merge-count")
     accessible(tab, "merges-search")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_an_evaluation_under_way_shows_its_progress_live_and_cancels(visitor, live_server, data,
+                                                                     width):
+    from datetime import timedelta
+
+    from django.template.defaultfilters import filesizeformat
+    from django.utils import timezone
+
+    from tokenizers_app.models import Evaluation
+
+    evaluation = Evaluation.objects.get(version__number=2, corpus__name="held-out")
+    size = evaluation.corpus.size_bytes
+    Evaluation.objects.filter(pk=evaluation.pk).update(
+        status="running", metrics={}, bytes_done=size // 4,
+        started_at=timezone.now() - timedelta(seconds=20))
+    tab = visitor(width)
+    sign_in_as(tab, "staff", "pw-staff-1")
+    page = tab.go("/tokenizers/prose-bpe/2/")
+    row = page.locator("#version-metrics tbody tr").filter(has_text="held-out")
+    total = filesizeformat(size).replace("\xa0", " ")
+    shown = row.inner_text().replace("\xa0", " ")
+    assert f"computing… {filesizeformat(size // 4)} of {total}, about 1 min".replace(
+        "\xa0", " ") in shown
+    assert fits(page)
+    accessible(tab, "evaluation-under-way")
+    Evaluation.objects.filter(pk=evaluation.pk).update(bytes_done=size // 2)
+    half = f"{filesizeformat(size // 2)} of {filesizeformat(size)}"
+    page.wait_for_function(  # refreshed by htmx, with no reload
+        "text => document.getElementById('version-metrics').innerText.includes(text)", arg=half)
+    row.get_by_role("button", name="Cancel").click()
+    page.wait_for_selector("text=the evaluation of prose-bpe@2 on held-out is cancelled")
+    assert "cancelled: evaluate it again below" in page.inner_text("#version-metrics")
+    assert Evaluation.objects.get(pk=evaluation.pk).status == "cancelled"
+    accessible(tab, "evaluation-cancelled")

@@ -66,13 +66,20 @@ def tokenizer_delete(request, name):
 @readable
 def version_detail(request, name, ref):
     version = _version(name, ref)
-    lengths = version.token_length_histogram()
     evaluations = list(version.evaluations.without_word_tokens().select_related("corpus")
                        .order_by("corpus__name"))
     done = {e.corpus_id for e in evaluations if e.status not in e.ENDED_WITHOUT_METRICS}
+    under_way = [e for e in evaluations if e.status in (e.Status.QUEUED, e.Status.RUNNING)]
     for e in evaluations:  # the cancel button, where this user may press it
-        e.cancellable = (e.status in (e.Status.QUEUED, e.Status.RUNNING)
-                         and may_cancel_evaluation(request.user, e))
+        e.cancellable = e in under_way and may_cancel_evaluation(request.user, e)
+    if request.headers.get("HX-Request") and request.GET.get("part") == "metrics":
+        response = render(request, "tokenizers_app/includes/version_metrics.html", {
+            "version": version, "evaluations": evaluations,
+            "evaluations_under_way": under_way})
+        if not under_way:
+            response["HX-Refresh"] = "true"  # the whole page: the evaluate form's corpora too
+        return response
+    lengths = version.token_length_histogram()
     formats = version_download_formats(version)
     tokenizer = version.cached_tokenizer()
     return render(request, "tokenizers_app/version.html", {
@@ -81,7 +88,7 @@ def version_detail(request, name, ref):
         "format_texts": [(format, FORMAT_TEXT[format]) for format in formats],
         "kind_notes": [(version.label, version.get_algorithm_display(),
                         version.kind_notes())],
-        "evaluations": evaluations, "evaluable": [
+        "evaluations": evaluations, "evaluations_under_way": under_way, "evaluable": [
             c for c in Corpus.objects.for_evaluation().order_by("name") if c.pk not in done],
         "aliases": version.aliases.order_by("name"), "use": usage_urls(request, version),
         "extendable": is_extendable(version),

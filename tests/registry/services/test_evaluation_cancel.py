@@ -182,3 +182,19 @@ def test_the_api_cancels_and_shows_progress(queued, client, staff):
     assert missing.status_code == 404
     assert "prose-bpe@1 has no evaluation on 'prose'" in missing.content.decode()
     assert media_files("evaluations") == []
+
+
+def test_the_version_page_refreshes_its_metrics_while_an_evaluation_is_under_way(queued,
+                                                                                 client):
+    page = "/tokenizers/prose-bpe/1/"
+    html = client.get(page).content.decode()
+    assert f'hx-get="{page}?part=metrics" hx-trigger="every 2s"' in html  # queued
+    fragment = client.get(page + "?part=metrics", HTTP_HX_REQUEST="true")
+    assert fragment.content.decode().lstrip().startswith('<div id="version-metrics"')
+    assert "computing… (waiting for a worker)" in fragment.content.decode()
+    assert "HX-Refresh" not in fragment
+
+    run_evaluation(evaluation_id=queued.pk)
+    fragment = client.get(page + "?part=metrics", HTTP_HX_REQUEST="true")
+    assert fragment["HX-Refresh"] == "true"  # done: the whole page once more
+    assert "hx-trigger" not in client.get(page).content.decode().split('id="version-metrics"')[1]
