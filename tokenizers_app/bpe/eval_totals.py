@@ -32,6 +32,9 @@ class EvalTotals:
         self.ids: Counter[int] = Counter()
         self.words: dict[str, list] = {}
         self.seconds = 0.0
+        # (distinct, covered) of words merged from files without holding them
+        # (``eval_words.distinct_words``); ``None``: counted from ``words``
+        self.distinct: tuple[int, int] | None = None
 
     def add_word(self, word: str, count: int, covered: bool) -> None:
         found = self.words.get(word)
@@ -58,9 +61,9 @@ class EvalTotals:
         """The metrics dict (``metrics_of``); an engine's own rates: ``has_unknown`` False
         drops the unknown rate, ``byte_fallback`` adds the byte-fallback rate of its pieces."""
         totals = Counter(self.counts)
-        totals.update(distinct_own_words=len(self.words),
-                      distinct_covered_words=sum(1 for _, covered in self.words.values()
-                                                 if covered))
+        distinct, covered = self.distinct or (
+            len(self.words), sum(1 for _, covered in self.words.values() if covered))
+        totals.update(distinct_own_words=distinct, distinct_covered_words=covered)
         result = metrics_of(tokenizer, totals, self.ids, self.seconds)
         if has_unknown is False:
             result.pop("unknown_rate", None)

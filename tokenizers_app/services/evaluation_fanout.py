@@ -13,20 +13,19 @@ others.
 from __future__ import annotations
 
 import logging
-from collections import Counter
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from ..bpe.eval_parts import part_blocks, plan_parts
-from ..bpe.eval_totals import EvalTotals
 from ..bpe.inspection import in_running_text
 from ..engines.evaluation_pass import totals_and_words
 from ..engines.registry import cut_rule, metrics_of_totals
 from ..models import Evaluation, EvaluationPart
 from ..storage import ObjectRanges, get_store
 from .evaluation_failures import failure_words
+from .evaluation_files import merged_parts, write_part
 from .evaluation_progress import Stopped, reported
 from .heartbeats import Heartbeat
 from .queue import EVALUATE_PART, MERGE_EVALUATION, send_on_commit
@@ -34,7 +33,6 @@ from .queue import EVALUATE_PART, MERGE_EVALUATION, send_on_commit
 log = logging.getLogger(__name__)
 Status = Evaluation.Status
 WORDS_KEPT = 2000  # the most frequent words of the corpus, with their ids, per evaluation
-FREQUENT_KEPT = 50_000  # the most frequent whitespace words a part keeps (for the compare page)
 
 
 def fans_out(evaluation: Evaluation) -> bool:
@@ -108,10 +106,8 @@ def evaluate_corpus_part(*, part_id: int, worker: str = "") -> None:
         source = corpus_ranges(evaluation)
         blocks = reported(part_blocks(source, part.start, part.end), lambda: _running(part))
         totals, frequent = totals_and_words(tokenizer, blocks)  # one pass: the words too
-        data = totals.to_json()[:-1] + b', "frequent": ' + _json(
-            frequent.most_common(FREQUENT_KEPT)) + b"}"
         name = _part_name(part)
-        get_store().write_bytes(name, data)
+        write_part(get_store(), name, totals, frequent)
     except Stopped:  # cancelled, or queued again: nothing to store
         log.info("evaluation %s part %s stopped: cancelled or queued again", evaluation.pk,
                  part.index)
@@ -148,16 +144,8 @@ def _beat(part: EvaluationPart) -> None:
     _running(part).update(heartbeat_at=timezone.now())
 
 
-def _json(value) -> bytes:
-    import json
-
-    return json.dumps(value, ensure_ascii=False).encode()
-
-
 def merge_evaluation_parts(*, evaluation_id: int, attempt: int) -> None:
     """Sum the parts' totals of one attempt and record the metrics."""
-    import json
-
     evaluation = Evaluation.objects.select_related("version", "corpus").filter(
         pk=evaluation_id, status=Status.RUNNING, attempts=attempt).first()
     if evaluation is None:
@@ -165,13 +153,9 @@ def merge_evaluation_parts(*, evaluation_id: int, attempt: int) -> None:
     store = get_store()
     try:
         tokenizer = evaluation.version.load_tokenizer()
-        merged, frequent = EvalTotals(), Counter()
-        names = EvaluationPart.objects.filter(evaluation=evaluation, attempt=attempt) \
-            .order_by("index").values_list("totals_file", flat=True)
-        for name in names:
-            found = json.loads(store.read_bytes(name))
-            frequent.update(dict(found.pop("frequent", [])))
-            merged.merge(EvalTotals.from_json(found))
+        names = list(EvaluationPart.objects.filter(evaluation=evaluation, attempt=attempt)
+                     .order_by("index").values_list("totals_file", flat=True))
+        merged, frequent = merged_parts(store, names)
         metrics = metrics_of_totals(tokenizer, merged)
         metrics["parts"] = len(names)
         ranked = sorted(frequent.items(), key=lambda item: (-item[1], item[0]))[:WORDS_KEPT]
