@@ -36,12 +36,13 @@ def test_by_default_a_silent_evaluation_is_taken_back_within_minutes():
 
 def evaluate_here_with(step) -> Evaluation:
     """Train a version (its evaluation is queued; no worker takes it) and compute the evaluation
-    in this process with ``step`` in place of the metrics; returns the evaluation as stored."""
+    in this process with ``step`` in place of its pass over the corpus
+    (``totals_and_words``); returns the evaluation as stored."""
     with mock.patch("celery.app.task.Task.apply_async"):
         import_text(sample_text(5_000, offset=100_000), "held-out", is_evaluation=True)
         train(import_text(sample_text(5_000), "prose"))
         evaluation = Evaluation.objects.get()
-        with mock.patch.object(evaluations, "evaluate", step):
+        with mock.patch.object(evaluations, "totals_and_words", step):
             run_evaluation(evaluation_id=evaluation.pk)
     return Evaluation.objects.get()
 
@@ -50,7 +51,7 @@ def evaluate_here_with(step) -> Evaluation:
 def test_a_long_silent_evaluation_keeps_beating_and_the_reaper_leaves_it_alone(settings):
     settings.RUN_HEARTBEAT_SECONDS = 0.2
     seen = {}
-    evaluate = evaluations.evaluate
+    evaluate = evaluations.totals_and_words
 
     def one_long_step(tokenizer, lines):  # no progress of any kind for 2.5 s
         seen["first"] = Evaluation.objects.get().heartbeat_at
@@ -74,7 +75,7 @@ def test_without_its_heartbeat_thread_the_same_evaluation_would_be_taken_back(se
     the attempt it was taken from is not written."""
     settings.RUN_HEARTBEAT_SECONDS = 3600
     seen = {}
-    evaluate = evaluations.evaluate
+    evaluate = evaluations.totals_and_words
 
     def one_long_step(tokenizer, lines):
         time.sleep(1.5)

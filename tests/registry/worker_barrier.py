@@ -84,7 +84,7 @@ def hold_evaluations():
     killed or the hold released."""
     from tokenizers_app.services import evaluations
 
-    evaluate = evaluations.evaluate
+    evaluate = evaluations.totals_and_words  # the one pass of an evaluation in one task
     if getattr(evaluate, "holds", False):
         return
     held = []
@@ -99,7 +99,7 @@ def hold_evaluations():
         return evaluate(*args, **kwargs)
 
     hold_then_evaluate.holds = True
-    evaluations.evaluate = hold_then_evaluate
+    evaluations.totals_and_words = hold_then_evaluate
 
 
 @task_prerun.connect
