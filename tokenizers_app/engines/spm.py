@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from itertools import accumulate, chain
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
+from .batch_totals import texts_with
 from .library import LibraryEngine
 from .spans import joined_cuts, tidy_columns, tidy_spans, with_ids
 
@@ -106,7 +107,7 @@ class SentencePieceEngine(LibraryEngine):
     def span_columns(self, texts: list[str]) -> list[tuple[list, list, list]]:
         """``evaluation.span_columns(token_spans(text, ()))`` for each text, from
         ``batch_columns`` (its arrays cut back into texts)."""
-        id_lists, starts, ends, places = self.batch_columns(texts)
+        id_lists, _, starts, ends, places = self.batch_columns(texts)
         found, first = [], 0
         for ids, place in zip(id_lists, places):
             last = first + len(ids)
@@ -116,8 +117,8 @@ class SentencePieceEngine(LibraryEngine):
         return found
 
     def batch_columns(self, texts: list[str]):
-        """``(ids per text, starts, ends, places)``: the tokens' byte spans as arrays (numpy)
-        over the texts joined, ``places`` where each text starts, without the library's
+        """``(ids per text, ids, starts, ends, places)``: the tokens' ids and byte spans as
+        arrays (numpy) over the texts joined, ``places`` where each text starts, without the library's
         offset-mapping encode (4-6x its plain encode): the ids of all the texts in one call;
         each token's normalized bytes are its piece's (the normalizer writes ``▁`` where the
         piece has it; a byte piece is one byte; an unknown piece is its text, from a pieces
@@ -135,17 +136,14 @@ class SentencePieceEngine(LibraryEngine):
         firsts = np.cumsum(counts) - counts
         places = list(accumulate(map(len, encoded), initial=0))[:-1]
 
-        def texts_with(mask):  # the texts holding a token that ``mask`` marks
-            return sorted(set((np.searchsorted(firsts, np.flatnonzero(mask), "right") - 1)
-                              .tolist()))
-
-        for k in texts_with(ids == self.unk_id) if self.unk_id is not None else ():
+        for k in texts_with(ids == self.unk_id, firsts) if self.unk_id is not None else ():
             pieces = self._sp.encode(texts[k], add_bos=False, add_eos=False, out_type=bytes)
             sizes[firsts[k]:firsts[k] + counts[k]] = list(map(len, pieces))
         offsets = [found[1] for found in self._sp.normalize(encoded, with_offsets=True)]
         starts, ends = joined_cuts(offsets, sizes, counts, places)
-        byte_texts = texts_with(np.isin(ids, list(self.byte_ids))) if self.byte_ids else []
-        for k in sorted(set(byte_texts).union(texts_with(starts > ends))):
+        byte_texts = (texts_with(np.isin(ids, list(self.byte_ids)), firsts) if self.byte_ids
+                      else [])
+        for k in sorted(set(byte_texts).union(texts_with(starts > ends, firsts))):
             first, last, place = firsts[k], firsts[k] + counts[k], places[k]
             local = (starts[first:last] - place).tolist(), (ends[first:last] - place).tolist()
             if k in byte_texts:
@@ -154,7 +152,7 @@ class SentencePieceEngine(LibraryEngine):
             else:
                 local = tidy_columns(*local)
             starts[first:last], ends[first:last] = (np.asarray(c) + place for c in local)
-        return id_lists, starts, ends, places
+        return id_lists, ids, starts, ends, places
 
     def _piece_bytes(self):
         """Each piece's length in normalized bytes (numpy): a byte piece's is 1."""
