@@ -16,7 +16,9 @@ from tokenizers_app.bpe.baselines import WORD_RE
 from tokenizers_app.bpe.evaluation import LineCounter
 from tokenizers_app.bpe.metrics import word_spans
 from tokenizers_app.engines import batch_totals, read_engine_files
-from tokenizers_app.engines.evaluation import count_split_words, documents, documents_totals
+from tokenizers_app.bpe.totals import line_text
+from tokenizers_app.engines.evaluation import (count_split_words, documents, documents_totals,
+                                                line_counts)
 
 ODD = "a\x1cb c\x1fd\u2029e\u0085f\u200bg\u180eh\ufeffi \u3000 j\u00a0k\u1680l\u205fm"
 
@@ -97,3 +99,10 @@ def test_the_collector_is_paused_during_a_batch_and_restored():
         assert not gc.isenabled()  # left as it was
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("text", [VARIED, "", "\n", "a", "a\r", "x\r\r\nx\r\nx\nx\r\n\r\n", "b\n\nb\r",
+                                  "a\r\n" * 3 + "a"])
+def test_line_counts_are_the_lines_without_their_ends(text):
+    lines = list(LineCounter([text]))
+    assert line_counts(text) == Counter(map(line_text, lines))

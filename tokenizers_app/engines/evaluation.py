@@ -40,7 +40,6 @@ from ..bpe.baselines import WORD_RE, whitespace_words
 from ..bpe.eval_totals import EvalTotals
 from ..bpe.evaluation import LineCounter
 from ..bpe.metrics import word_spans
-from ..bpe.totals import line_text
 from . import batch_totals
 from .spans import span_columns
 
@@ -154,7 +153,7 @@ def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -
     found.words = {word: [count, covered[word]] for word, count in own.items()}
     counts["own_words"] += sum(own.values())
     counts["covered_words"] += sum(count for word, count in own.items() if covered[word])
-    counts["lossless_lines"] = _lossless_lines(tokenizer, [line for doc in docs for line in doc],
+    counts["lossless_lines"] = _lossless_lines(tokenizer, line_counts(joined),
                                                memo.setdefault("lines", {}))
     found.counts.update(counts)
     return found
@@ -232,12 +231,27 @@ def _span(match) -> tuple[int, int]:
     return match.span()
 
 
-def _lossless_lines(tokenizer, lines: list[str], known: dict[str, bool]) -> int:
+def line_counts(text: str) -> Counter:
+    """How many times each line of ``text`` occurs, each without its line end (``line_text``
+    of each line, lines ending at ``\n``): ``line_counts("a\r\nb\na\n") -> Counter({"a": 2,
+    "b": 1})``."""
+    lines = text.split("\n")
+    last = lines.pop()  # after the last line end: a line without one, or nothing
+    counts = Counter(lines)
+    ended = [line for line in counts if line.endswith("\r")]  # "\r\n" ends a line too
+    for line, count in [(line[:-1], counts.pop(line)) for line in ended]:
+        counts[line] += count
+    if last:
+        counts[last] += 1
+    return counts
+
+
+def _lossless_lines(tokenizer, counts: Counter, known: dict[str, bool]) -> int:
     """Lines that decode back to themselves, each without its line end (every SentencePiece
     normalizer drops a newline, which would make every line lossy):
     ``line_text("a b\r\n") -> "a b"``. Each distinct line is checked once; ``known``
-    remembers the short ones (blank lines, code's repeated lines) between batches."""
-    counts = Counter(map(line_text, lines))
+    remembers the short ones (blank lines, code's repeated lines) between batches; ``counts``
+    from ``line_counts``."""
     if len(known) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         known.clear()
     fresh = [line for line in counts if line not in known]

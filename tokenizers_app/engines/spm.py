@@ -136,9 +136,12 @@ class SentencePieceEngine(LibraryEngine):
         firsts = np.cumsum(counts) - counts
         places = list(accumulate(map(len, encoded), initial=0))[:-1]
 
-        for k in texts_with(ids == self.unk_id, firsts) if self.unk_id is not None else ():
-            pieces = self._sp.encode(texts[k], add_bos=False, add_eos=False, out_type=bytes)
-            sizes[firsts[k]:firsts[k] + counts[k]] = list(map(len, pieces))
+        unknown = texts_with(ids == self.unk_id, firsts) if self.unk_id is not None else []
+        if unknown:  # their pieces, in one call: an unknown piece is its normalized text
+            for k, pieces in zip(unknown, self._sp.encode([texts[k] for k in unknown],
+                                                          add_bos=False, add_eos=False,
+                                                          out_type=bytes)):
+                sizes[firsts[k]:firsts[k] + counts[k]] = list(map(len, pieces))
         offsets = [found[1] for found in self._sp.normalize(encoded, with_offsets=True)]
         starts, ends = joined_cuts(offsets, sizes, counts, places)
         byte_texts = (texts_with(np.isin(ids, list(self.byte_ids)), firsts) if self.byte_ids
