@@ -101,8 +101,8 @@ def test_the_collector_is_paused_during_a_batch_and_restored():
         gc.enable()
 
 
-@pytest.mark.parametrize("text", [VARIED, "", "\n", "a", "a\r", "x\r\r\nx\r\nx\nx\r\n\r\n", "b\n\nb\r",
-                                  "a\r\n" * 3 + "a"])
+@pytest.mark.parametrize("text", [VARIED, "", "\n", "a", "a\r", "x\r\r\nx\r\nx\nx\r\n\r\n",
+                                  "b\n\nb\r", "a\r\n" * 3 + "a"])
 def test_line_counts_are_the_lines_without_their_ends(text):
     lines = list(LineCounter([text]))
     assert line_counts(text) == Counter(map(line_text, lines))

@@ -118,11 +118,11 @@ class SentencePieceEngine(LibraryEngine):
 
     def batch_columns(self, texts: list[str]):
         """``(ids per text, ids, starts, ends, places)``: the tokens' ids and byte spans as
-        arrays (numpy) over the texts joined, ``places`` where each text starts, without the library's
-        offset-mapping encode (4-6x its plain encode): the ids of all the texts in one call;
-        each token's normalized bytes are its piece's (the normalizer writes ``▁`` where the
-        piece has it; a byte piece is one byte; an unknown piece is its text, from a pieces
-        encode of that text), so its span is where the normalizer's offsets take the running
+        arrays (numpy) over the texts joined, ``places`` where each text starts, without the
+        library's offset-mapping encode (4-6x its plain encode): the ids of all the texts in
+        one call; each token's normalized bytes are its piece's (the normalizer writes ``▁``
+        where the piece has it; a byte piece is one byte; an unknown piece is its text, from a
+        pieces encode of the texts that have one, in one call), so its span is where the normalizer's offsets take the running
         sum of its pieces' lengths (``spans.joined_cuts``), as the library makes its offset
         mapping; then ``tidy_spans`` for a text with byte pieces, ``tidy_columns`` for one
         whose spans go backwards (spans that follow each other need nothing more)."""
