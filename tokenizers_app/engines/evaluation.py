@@ -255,8 +255,12 @@ def _lossless_lines(tokenizer, counts: Counter, known: dict[str, bool]) -> int:
     if len(known) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         known.clear()
     fresh = [line for line in counts if line not in known]
-    decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
-    checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
+    check = getattr(tokenizer, "round_trips", None)  # SentencePiece's, mostly from normalize
+    if check and fresh:
+        checked = dict(zip(fresh, check(fresh)))
+    else:
+        decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
+        checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
     known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
     return sum(count for line, count in counts.items()
                if (checked[line] if line in checked else known[line]))

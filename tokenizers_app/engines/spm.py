@@ -17,6 +17,7 @@ from itertools import accumulate, chain
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from .batch_totals import texts_with
 from .library import LibraryEngine
+from .spm_lines import LineRoundTrip
 from .spans import joined_cuts, tidy_columns, tidy_spans, with_ids
 
 # what the model's trainer spec calls its model types
@@ -156,6 +157,13 @@ class SentencePieceEngine(LibraryEngine):
                 local = tidy_columns(*local)
             starts[first:last], ends[first:last] = (np.asarray(c) + place for c in local)
         return id_lists, ids, starts, ends, places
+
+    def round_trips(self, lines: list[str]) -> list[bool]:
+        """``decode(encode_ordinary(line)) == line`` for each line (``spm_lines``)."""
+        if getattr(self, "_round_trip", None) is None:
+            self._round_trip = LineRoundTrip(self._sp, self.canonical, _field,
+                                             self.encode_ordinary_batch, self.decode_batch)
+        return self._round_trip(lines)
 
     def _piece_bytes(self):
         """Each piece's length in normalized bytes (numpy): a byte piece's is 1."""
