@@ -19,7 +19,10 @@ encoding spell the normalized text, so the decode is the normalized text so rewr
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections.abc import Callable
+from itertools import accumulate
 
 SPACE = "\u2581"
 
@@ -44,22 +47,42 @@ class LineRoundTrip:
             piece for piece, i in ((processor.id_to_piece(i), i) for i in range(size))
             if len(piece) == 1 and not (processor.is_unknown(i) or processor.is_control(i)
                                         or processor.is_byte(i) or processor.is_unused(i)))
+        self._unsafe = None  # a pattern of the characters that are no piece of their own
         self.usable = (flag(spec, 5, True) and not flag(trainer, 24, False) and not charsmap
                        and SPACE in self.safe)
 
     def __call__(self, lines: list[str]) -> list[bool]:
         found: list[bool | None] = [None] * len(lines)
         if self.usable and lines:
-            safe, strips = self.safe, self.strips
-            for index, (line, text) in enumerate(zip(lines, self._sp.normalize(lines))):
-                if SPACE in line or text.startswith(SPACE * 2) or not safe.issuperset(text):
-                    continue
-                if strips and text.startswith(SPACE):
-                    text = text[1:]
-                found[index] = text.replace(SPACE, " ") == line
+            self._from_normalize(lines, found)
         left = [index for index, same in enumerate(found) if same is None]
         if left:
             decoded = self._decode(self._encode([lines[index] for index in left]))
             for index, text in zip(left, decoded):
                 found[index] = text == lines[index]
         return found
+
+    def _from_normalize(self, lines: list[str], found: list) -> None:
+        """The lines' round trips from their normalized texts, all at once: the texts joined by
+        ``\n`` (which the normalizer never writes: else nothing is decided here), rewritten as
+        the decode writes them, cut again and compared; the lines it may not decide (the
+        module's note) marked None."""
+        texts = self._sp.normalize(lines)
+        whole = "\n".join(texts)
+        if whole.count("\n") != len(lines) - 1:
+            return
+        joined = ("\n" + whole).replace("\n" + SPACE, "\n")[1:] if self.strips else whole
+        decoded = joined.replace(SPACE, " ").split("\n")  # (strips: one leading ▁ of each)
+        found[:] = map(str.__eq__, decoded, lines)
+        if self._unsafe is None:  # a character that is no piece of its own
+            self._unsafe = re.compile("[^\n%s]" % "".join(map(re.escape, sorted(self.safe))))
+        starts = list(accumulate(map(len, texts), lambda at, size: at + size + 1, initial=0))
+        undecided = {bisect_right(starts, match.start()) - 1
+                     for match in self._unsafe.finditer(whole)}
+        if "\n" + SPACE * 2 in "\n" + whole:  # a text starting ▁▁
+            undecided.update(index for index, text in enumerate(texts)
+                             if text.startswith(SPACE * 2))
+        if SPACE in "".join(lines):
+            undecided.update(index for index, line in enumerate(lines) if SPACE in line)
+        for index in undecided:
+            found[index] = None
