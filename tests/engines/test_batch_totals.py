@@ -106,3 +106,23 @@ def test_the_collector_is_paused_during_a_batch_and_restored():
 def test_line_counts_are_the_lines_without_their_ends(text):
     lines = list(LineCounter([text]))
     assert line_counts(text) == Counter(map(line_text, lines))
+
+
+@pytest.mark.parametrize("kind", ["sentencepiece-bpe", "sentencepiece-unigram"])
+def test_a_sandboxed_engine_counts_the_same_in_its_child(kind):
+    """The production path: the child under its memory limit (numpy imported there) gives the
+    totals of the engine in this process."""
+    from tokenizers_app.engines.registry import engine_digest
+    from tokenizers_app.engines.remote import SandboxedEngine
+    from tokenizers_app.engines.sandbox import EnginePool, Limits
+    from tokenizers_app.engines.untrusted import image
+
+    engine = read_engine_files(KINDS[kind]())
+    docs = list(documents(LineCounter([VARIED + ODD + "\n\n" + VARIED])))
+    pool = EnginePool(1, Limits(512 * 1024**2, 60, 60))
+    try:
+        sandboxed = SandboxedEngine(image(engine), lambda: pool, engine_digest(engine), 60)
+        assert sandboxed.documents_totals(docs).comparable() == \
+            documents_totals(engine, docs, {}).comparable()
+    finally:
+        pool.close()
