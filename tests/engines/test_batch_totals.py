@@ -13,6 +13,7 @@ import pytest
 from tests.engines.test_engines import KINDS
 from tests.engines.test_eval_fast import VARIED, docs_of
 from tokenizers_app.bpe.baselines import WORD_RE
+from tokenizers_app.bpe.eval_totals import EvalTotals
 from tokenizers_app.bpe.evaluation import LineCounter
 from tokenizers_app.bpe.metrics import word_spans
 from tokenizers_app.engines import batch_totals, read_engine_files
@@ -126,3 +127,18 @@ def test_a_sandboxed_engine_counts_the_same_in_its_child(kind):
             documents_totals(engine, docs, {}).comparable()
     finally:
         pool.close()
+
+
+def test_merge_part_equals_merge():
+    engine = read_engine_files(KINDS["sentencepiece-unigram"]())
+    docs = list(documents(LineCounter([VARIED + ODD + "\n\n" + VARIED])))
+    parts = [documents_totals(engine, docs[:3], {}), documents_totals(engine, docs[2:], {}),
+             documents_totals(engine, docs[1:4], {})]
+    merged = EvalTotals()
+    for part in parts:
+        merged.merge(part)
+    taken = EvalTotals()
+    for part in parts:
+        batch_totals.merge_part(taken, EvalTotals.from_json(part.to_json()))
+    assert taken.comparable() == merged.comparable()
+    assert taken.seconds == pytest.approx(merged.seconds)

@@ -26,12 +26,10 @@ The definitions are ``bpe.metrics``'s. Where a kind changes a number's meaning:
 
 from __future__ import annotations
 
-import gc
 import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, repeat
 from operator import sub
@@ -59,8 +57,8 @@ def library_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
     memo: dict[str, dict] = {}
     for batch in batches(documents(LineCounter(blocks))):
         totals = ask(batch) if ask else documents_totals(tokenizer, batch, memo)
-        with gc_paused():
-            found.merge(totals)
+        with batch_totals.gc_paused():
+            batch_totals.merge_part(found, totals)
     return found
 
 
@@ -97,23 +95,8 @@ def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) ->
     """The totals of a batch of documents (each a list of lines), each encoded in one call;
     ``memo`` remembers words' coverage and short lines' round trips between batches
     (bounded)."""
-    with gc_paused():
+    with batch_totals.gc_paused():
         return _documents_totals(tokenizer, docs, memo)
-
-
-@contextmanager
-def gc_paused():
-    """The cyclic garbage collector paused, then restored as it was: a batch makes some 10^5
-    small lists and dicts and no cycles, and each few hundred of them set the collector off to
-    walk the process's tracked objects (a fifth to a third of a SentencePiece evaluation's
-    processor time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -> EvalTotals:
@@ -152,7 +135,7 @@ def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -
             covered[word] = len(ids) == 1 and ids[0] not in special
     found.words = {word: [count, covered[word]] for word, count in own.items()}
     counts["own_words"] += sum(own.values())
-    counts["covered_words"] += sum(count for word, count in own.items() if covered[word])
+    counts["covered_words"] += sum(map(own.__getitem__, filter(covered.__getitem__, own)))
     counts["lossless_lines"] = _lossless_lines(tokenizer, line_counts(joined),
                                                memo.setdefault("lines", {}))
     found.counts.update(counts)
