@@ -110,10 +110,10 @@ def joined_cuts(offsets: list[list[int]], sizes, counts, places):
     counts = np.asarray(counts, dtype=np.int64)
     lengths = np.fromiter(map(len, offsets), np.int64, len(offsets))
     flat = np.fromiter(chain.from_iterable(offsets), np.int64, int(lengths.sum()))
-    flat += np.repeat(np.asarray(places, dtype=np.int64), lengths)
     bases = np.cumsum(lengths) - lengths  # where each text's offsets start in ``flat``
     before = np.cumsum(sizes) - sizes  # the sizes before each token, all texts
     firsts = np.cumsum(counts) - counts  # each text's first token
     at_first = np.append(before, 0)[firsts]
     cut = before + np.repeat(bases - at_first, counts)
-    return flat[cut], flat[cut + sizes]
+    moved = np.repeat(np.asarray(places, dtype=np.int64), counts)  # each token's text's place
+    return flat[cut] + moved, flat[cut + sizes] + moved
