@@ -26,24 +26,26 @@ The definitions are ``bpe.metrics``'s. Where a kind changes a number's meaning:
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from bisect import bisect_left, bisect_right
-from itertools import repeat
+from itertools import accumulate, repeat
 from operator import sub
 
 from ..bpe.baselines import WORD_RE, whitespace_words
 from ..bpe.eval_totals import EvalTotals
 from ..bpe.evaluation import LineCounter
 from ..bpe.metrics import word_spans
-from ..bpe.totals import line_text
+from . import batch_totals
 from .spans import span_columns
 
 DOCUMENT_CHARS = 1 << 20  # a document (paragraph) longer than this is cut at a line end
 BATCH_CHARS = 1 << 20  # documents sent to the library per call, about this many characters
 COVERED_KEPT = 1 << 20  # words (and lines) whose coverage a process remembers between batches
 LINE_KEPT = 200  # lines up to this many characters are remembered as lossless or not
+_ODD_SPACE = re.compile("[\x1c-\x1f]")  # cut by ``str.split``, not White_Space
 
 
 def library_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
@@ -54,7 +56,9 @@ def library_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
     ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts
     memo: dict[str, dict] = {}
     for batch in batches(documents(LineCounter(blocks))):
-        found.merge(ask(batch) if ask else documents_totals(tokenizer, batch, memo))
+        totals = ask(batch) if ask else documents_totals(tokenizer, batch, memo)
+        with batch_totals.gc_paused():
+            batch_totals.merge_part(found, totals)
     return found
 
 
@@ -91,31 +95,37 @@ def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) ->
     """The totals of a batch of documents (each a list of lines), each encoded in one call;
     ``memo`` remembers words' coverage and short lines' round trips between batches
     (bounded)."""
+    with batch_totals.gc_paused():
+        return _documents_totals(tokenizer, docs, memo)
+
+
+def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -> EvalTotals:
     found, counts = EvalTotals(), Counter()
     covered = memo.setdefault("words", {})
-    unknown_id, byte_ids = tokenizer.unk_id, tokenizer.byte_ids
     texts = ["".join(doc) for doc in docs]
     started = time.perf_counter()
-    fast = getattr(tokenizer, "span_columns", None)  # the library's spans as columns
-    all_columns = fast(texts) if fast else [span_columns(tokenizer.token_spans(text, ()))
-                                            for text in texts]
-    found.seconds = time.perf_counter() - started
-    for doc, text, (ids, starts, ends) in zip(docs, texts, all_columns):
-        data = text.encode()
-        words = ([match.span() for match in WORD_RE.finditer(text)] if len(data) == len(text)
-                 else _word_spans(doc))  # an ASCII document's characters are its bytes
-        found.ids.update(ids)
-        counts.update(bytes=len(data), chars=len(text), tokens=len(ids), lines=len(doc),
-                      words=len(words), split_words=count_split_words(words, starts, ends))
-        seen = set(ids)  # the character counts walk the spans only when they have something
-        if unknown_id in seen:
-            counts["unknown_chars"] += _chars_in(data, zip(ids, starts, ends),
-                                                 lambda i: i == unknown_id)
-        if byte_ids and not byte_ids.isdisjoint(seen):
-            counts["byte_fallback_chars"] += _chars_in(data, zip(ids, starts, ends),
-                                                       byte_ids.__contains__)
+    if getattr(tokenizer, "batch_columns", None) and batch_totals.numpy_found():
+        columns = tokenizer.batch_columns(texts)  # the whole batch's spans as arrays
+        found.seconds = time.perf_counter() - started
+        _joined_counts(tokenizer, docs, texts, columns, found, counts)
+        all_columns = None
+    else:
+        fast = getattr(tokenizer, "span_columns", None)  # the library's spans as columns
+        all_columns = fast(texts) if fast else [span_columns(tokenizer.token_spans(text, ()))
+                                                for text in texts]
+        found.seconds = time.perf_counter() - started
+        for doc, text, (ids, starts, ends) in zip(docs, texts, all_columns):
+            data = text.encode()
+            words = ([match.span() for match in WORD_RE.finditer(text)]
+                     if len(data) == len(text) else _word_spans(doc))  # ASCII: chars are bytes
+            found.ids.update(ids)
+            counts.update(bytes=len(data), chars=len(text), tokens=len(ids), lines=len(doc),
+                          words=len(words), split_words=count_split_words(words, starts, ends))
+            _rare_chars(tokenizer, data, ids, starts, ends, counts)
     del all_columns
-    own = Counter(whitespace_words("".join(texts)))
+    joined = "".join(texts)
+    own = Counter(joined.split() if not _ODD_SPACE.search(joined)
+                  else whitespace_words(joined))  # (``str.split`` also cuts at \x1c-\x1f)
     if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         covered.clear()
     fresh = [word for word in own if word not in covered]
@@ -123,14 +133,52 @@ def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) ->
         special = set(tokenizer.special_ids.values())
         for word, ids in zip(fresh, tokenizer.encode_ordinary_batch(fresh)):
             covered[word] = len(ids) == 1 and ids[0] not in special
-    for word, count in own.items():
-        found.add_word(word, count, covered[word])
-        counts["own_words"] += count
-        counts["covered_words"] += count * covered[word]
-    counts["lossless_lines"] = _lossless_lines(tokenizer, [line for doc in docs for line in doc],
+    found.words = {word: [count, covered[word]] for word, count in own.items()}
+    counts["own_words"] += sum(own.values())
+    counts["covered_words"] += sum(map(own.__getitem__, filter(covered.__getitem__, own)))
+    counts["lossless_lines"] = _lossless_lines(tokenizer, line_counts(joined),
                                                memo.setdefault("lines", {}))
     found.counts.update(counts)
     return found
+
+
+def _joined_counts(tokenizer, docs, texts, columns, found: EvalTotals, counts: Counter) -> None:
+    """``documents_totals``' counts from ``batch_columns`` (``batch_totals``): the documents'
+    ids, and their spans as arrays over the documents joined."""
+    id_lists, ids, starts, ends, places = columns
+    data = "".join(texts).encode()
+    found.ids.update(batch_totals.id_counts(ids))
+    word_starts, word_ends = batch_totals.word_bounds(data)
+    split = batch_totals.split_count(word_starts, word_ends, starts, ends)
+    if split is None:  # spans out of order: document by document
+        split, first, words = 0, 0, list(zip(word_starts.tolist(), word_ends.tolist()))
+        for doc_ids in id_lists:
+            last = first + len(doc_ids)
+            split += count_split_words(words, starts[first:last].tolist(),
+                                       ends[first:last].tolist())
+            first = last
+    counts.update(bytes=len(data), chars=sum(map(len, texts)), tokens=len(ids),
+                  lines=sum(map(len, docs)), words=len(word_starts), split_words=split)
+    rare = [tokenizer.unk_id] if tokenizer.unk_id is not None else []
+    firsts = list(accumulate(map(len, id_lists), initial=0))
+    for k in batch_totals.texts_with(batch_totals.isin(ids, rare + list(tokenizer.byte_ids)),
+                                     firsts[:-1]):
+        first, last = firsts[k], firsts[k + 1]
+        _rare_chars(tokenizer, data, id_lists[k], starts[first:last].tolist(),
+                    ends[first:last].tolist(), counts)
+
+
+def _rare_chars(tokenizer, data: bytes, ids, starts, ends, counts: Counter) -> None:
+    """The characters of ``data`` inside unknown and byte-fallback tokens (the character counts
+    walk the spans only when they have something)."""
+    unknown_id, byte_ids = tokenizer.unk_id, tokenizer.byte_ids
+    seen = set(ids)
+    if unknown_id in seen:
+        counts["unknown_chars"] += _chars_in(data, zip(ids, starts, ends),
+                                             lambda i: i == unknown_id)
+    if byte_ids and not byte_ids.isdisjoint(seen):
+        counts["byte_fallback_chars"] += _chars_in(data, zip(ids, starts, ends),
+                                                   byte_ids.__contains__)
 
 
 def count_split_words(words: list[tuple[int, int]], starts: list[int], ends: list[int]) -> int:
@@ -166,17 +214,36 @@ def _span(match) -> tuple[int, int]:
     return match.span()
 
 
-def _lossless_lines(tokenizer, lines: list[str], known: dict[str, bool]) -> int:
+def line_counts(text: str) -> Counter:
+    """How many times each line of ``text`` occurs, each without its line end (``line_text``
+    of each line, lines ending at ``\n``): ``line_counts("a\r\nb\na\n") -> Counter({"a": 2,
+    "b": 1})``."""
+    lines = text.split("\n")
+    last = lines.pop()  # after the last line end: a line without one, or nothing
+    counts = Counter(lines)
+    ended = [line for line in counts if line.endswith("\r")]  # "\r\n" ends a line too
+    for line, count in [(line[:-1], counts.pop(line)) for line in ended]:
+        counts[line] += count
+    if last:
+        counts[last] += 1
+    return counts
+
+
+def _lossless_lines(tokenizer, counts: Counter, known: dict[str, bool]) -> int:
     """Lines that decode back to themselves, each without its line end (every SentencePiece
     normalizer drops a newline, which would make every line lossy):
     ``line_text("a b\r\n") -> "a b"``. Each distinct line is checked once; ``known``
-    remembers the short ones (blank lines, code's repeated lines) between batches."""
-    counts = Counter(map(line_text, lines))
+    remembers the short ones (blank lines, code's repeated lines) between batches; ``counts``
+    from ``line_counts``."""
     if len(known) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         known.clear()
     fresh = [line for line in counts if line not in known]
-    decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
-    checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
+    check = getattr(tokenizer, "round_trips", None)  # SentencePiece's, mostly from normalize
+    if check and fresh:
+        checked = dict(zip(fresh, check(fresh)))
+    else:
+        decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
+        checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
     known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
     return sum(count for line, count in counts.items()
                if (checked[line] if line in checked else known[line]))

@@ -9,7 +9,7 @@ prepended ``▁`` shares the span of the first character (HF's Metaspace).
 from __future__ import annotations
 
 import operator
-from itertools import accumulate, compress
+from itertools import accumulate, chain, compress
 
 
 def char_to_byte_offsets(text: str) -> list[int]:
@@ -93,3 +93,27 @@ def with_ids(ids: list[int], spans: list[tuple[int, int]],
     if not offset:
         return [(i, s, e) for i, (s, e) in zip(ids, spans)]
     return [(i, offset + s, offset + e) for i, (s, e) in zip(ids, spans)]
+
+
+def joined_cuts(offsets: list[list[int]], sizes, counts, places):
+    """The token spans of many texts at once, as two arrays of byte offsets in the texts joined
+    (numpy): text ``k`` has ``counts[k]`` tokens, whose normalized lengths are its run of
+    ``sizes`` (in order, all texts), ``offsets[k]`` maps each normalized byte (and the end) to
+    its byte in the text, and the text starts at byte ``places[k]`` of the whole. Token ``j``
+    of text ``k`` spans ``offsets[k][c_j]`` to ``offsets[k][c_j + sizes_j]``, ``c_j`` the sum of
+    the sizes before it in its text (``SentencePieceEngine.span_columns``, per text):
+    ``joined_cuts([[0, 1, 2], [0, 1]], [1, 1, 1], [2, 1], [0, 2]) -> ([0, 1, 2], [1, 2, 3])``
+    (as arrays)."""
+    import numpy as np
+
+    sizes = np.asarray(sizes, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    lengths = np.fromiter(map(len, offsets), np.int64, len(offsets))
+    flat = np.fromiter(chain.from_iterable(offsets), np.int64, int(lengths.sum()))
+    bases = np.cumsum(lengths) - lengths  # where each text's offsets start in ``flat``
+    before = np.cumsum(sizes) - sizes  # the sizes before each token, all texts
+    firsts = np.cumsum(counts) - counts  # each text's first token
+    at_first = np.append(before, 0)[firsts]
+    cut = before + np.repeat(bases - at_first, counts)
+    moved = np.repeat(np.asarray(places, dtype=np.int64), counts)  # each token's text's place
+    return flat[cut] + moved, flat[cut + sizes] + moved

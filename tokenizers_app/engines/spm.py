@@ -12,11 +12,13 @@ reads them; they are shown, never used to encode (the library encodes).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import accumulate
+from itertools import accumulate, chain
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
+from .batch_totals import texts_with
 from .library import LibraryEngine
-from .spans import span_columns, tidy_columns, tidy_spans, with_ids
+from .spm_lines import LineRoundTrip
+from .spans import joined_cuts, tidy_columns, tidy_spans, with_ids
 
 # what the model's trainer spec calls its model types
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
@@ -104,36 +106,72 @@ class SentencePieceEngine(LibraryEngine):
         return with_ids(ids, tidy_spans(spans, [i in self.byte_ids for i in ids]), offset)
 
     def span_columns(self, texts: list[str]) -> list[tuple[list, list, list]]:
-        """``evaluation.span_columns(token_spans(text, ()))`` for each text, without the
-        library's offset-mapping encode (4-6x its plain encode): the ids of all the texts in
-        one call; each token's normalized bytes are its piece's (the normalizer writes ``▁``
-        where the piece has it), so its span is where the normalizer's offsets take the
-        running sum of its pieces' lengths (an unknown piece's: its text, from a pieces
-        encode of that text). A text with a byte piece (which the library gives a span of its
-        own making) takes the offset-mapping encode."""
-        lengths = self._piece_bytes()
-        found = []
-        for text, ids in zip(texts, self.encode_ordinary_batch(texts)):
-            if not ids:
-                found.append(([], [], []))
-                continue
-            if not self.byte_ids.isdisjoint(ids):
-                found.append(span_columns(self._spans_of(text, 0)))
-                continue
-            if self.unk_id in ids:  # its pieces: an unknown piece is its normalized text
-                sizes = map(len, self._sp.encode(text, add_bos=False, add_eos=False,
-                                                 out_type=bytes))
-            else:
-                sizes = map(lengths.__getitem__, ids)
-            offsets = self._sp.normalize(text.encode(), with_offsets=True)[1]
-            cuts = list(map(offsets.__getitem__, accumulate(sizes, initial=0)))
-            starts, ends = cuts[:-1], cuts[1:]
-            found.append((ids, *tidy_columns(starts, ends)))
+        """``evaluation.span_columns(token_spans(text, ()))`` for each text, from
+        ``batch_columns`` (its arrays cut back into texts)."""
+        id_lists, _, starts, ends, places = self.batch_columns(texts)
+        found, first = [], 0
+        for ids, place in zip(id_lists, places):
+            last = first + len(ids)
+            found.append((ids, (starts[first:last] - place).tolist(),
+                          (ends[first:last] - place).tolist()))
+            first = last
         return found
 
-    def _piece_bytes(self) -> list[int]:
+    def batch_columns(self, texts: list[str]):
+        """``(ids per text, ids, starts, ends, places)``: the tokens' ids and byte spans as
+        arrays (numpy) over the texts joined, ``places`` where each text starts, without the
+        library's offset-mapping encode (4-6x its plain encode): the ids of all the texts in
+        one call; each token's normalized bytes are its piece's (the normalizer writes ``▁``
+        where the piece has it; a byte piece is one byte; an unknown piece is its text, from a
+        pieces encode of the texts that have one, in one call), so its span is where the normalizer's offsets take the running
+        sum of its pieces' lengths (``spans.joined_cuts``), as the library makes its offset
+        mapping; then ``tidy_spans`` for a text with byte pieces, ``tidy_columns`` for one
+        whose spans go backwards (spans that follow each other need nothing more)."""
+        import numpy as np
+
+        encoded = [text.encode() for text in texts]
+        id_lists = self.encode_ordinary_batch(texts)
+        counts = np.fromiter(map(len, id_lists), np.int64, len(texts))
+        ids = np.fromiter(chain.from_iterable(id_lists), np.int64, int(counts.sum()))
+        sizes = self._piece_bytes()[ids]
+        firsts = np.cumsum(counts) - counts
+        places = list(accumulate(map(len, encoded), initial=0))[:-1]
+
+        unknown = texts_with(ids == self.unk_id, firsts) if self.unk_id is not None else []
+        if unknown:  # their pieces, in one call: an unknown piece is its normalized text
+            for k, pieces in zip(unknown, self._sp.encode([texts[k] for k in unknown],
+                                                          add_bos=False, add_eos=False,
+                                                          out_type=bytes)):
+                sizes[firsts[k]:firsts[k] + counts[k]] = list(map(len, pieces))
+        offsets = [found[1] for found in self._sp.normalize(encoded, with_offsets=True)]
+        starts, ends = joined_cuts(offsets, sizes, counts, places)
+        byte_texts = (texts_with(np.isin(ids, list(self.byte_ids)), firsts) if self.byte_ids
+                      else [])
+        for k in sorted(set(byte_texts).union(texts_with(starts > ends, firsts))):
+            first, last, place = firsts[k], firsts[k] + counts[k], places[k]
+            local = (starts[first:last] - place).tolist(), (ends[first:last] - place).tolist()
+            if k in byte_texts:
+                spans = tidy_spans(list(zip(*local)), [i in self.byte_ids for i in id_lists[k]])
+                local = [s for s, _ in spans], [e for _, e in spans]
+            else:
+                local = tidy_columns(*local)
+            starts[first:last], ends[first:last] = (np.asarray(c) + place for c in local)
+        return id_lists, ids, starts, ends, places
+
+    def round_trips(self, lines: list[str]) -> list[bool]:
+        """``decode(encode_ordinary(line)) == line`` for each line (``spm_lines``)."""
+        if getattr(self, "_round_trip", None) is None:
+            self._round_trip = LineRoundTrip(self._sp, self.canonical, _field,
+                                             self.encode_ordinary_batch, self.decode_batch)
+        return self._round_trip(lines)
+
+    def _piece_bytes(self):
+        """Each piece's length in normalized bytes (numpy): a byte piece's is 1."""
         if getattr(self, "_lengths", None) is None:
-            self._lengths = [len(self.vocab[i]) for i in range(len(self.vocab))]
+            import numpy as np
+
+            self._lengths = np.array([1 if i in self.byte_ids else len(self.vocab[i])
+                                      for i in range(len(self.vocab))], dtype=np.int64)
         return self._lengths
 
     def decode(self, ids: Iterable[int]) -> str:

@@ -1,0 +1,88 @@
+"""Which lines a SentencePiece model gives back unchanged (``decode(encode(line)) == line``,
+the lossless rate), mostly without encoding them: from the library's ``normalize`` of each
+line, where the library's decode provably gives that text back, else by encode and decode.
+
+The library's decode of an encoding without unknown or byte pieces writes its pieces one after
+the other with ``▁`` as a space, and drops a leading ``▁`` of the first piece when the model
+adds a dummy prefix or removes extra whitespace (``SentencePieceProcessor::Decode``); with
+extra whitespace removed it drops the leading ``▁`` of the next pieces too while nothing else
+was written, so a normalized text starting ``▁▁`` is left to the library. The pieces of an
+encoding spell the normalized text, so the decode is the normalized text so rewritten, when:
+
+- the model has no denormalizer, escapes whitespace as ``▁`` and does not treat whitespace as a
+  suffix (read from its ``.model``; else every line goes to the library);
+- the line holds no ``▁`` of its own;
+- each character of its normalized text is a piece of its own (normal or user-defined): then
+  no position lacks a one-character piece, so neither a Unigram lattice nor a BPE start has an
+  unknown or byte piece.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+from itertools import accumulate
+
+SPACE = "\u2581"
+
+
+class LineRoundTrip:
+    """``LineRoundTrip(processor, proto, encode, decode)(lines) -> [bool, ...]``."""
+
+    def __init__(self, processor, proto: bytes, field: Callable, encode: Callable,
+                 decode: Callable):
+        self._sp, self._encode, self._decode = processor, encode, decode
+        spec, denormalizer = field(proto, 3), field(proto, 5)
+        trainer = field(proto, 2)
+
+        def flag(message, number: int, default: bool) -> bool:
+            value = field(message, number) if isinstance(message, bytes) else None
+            return default if value is None else bool(value)
+
+        self.strips = flag(spec, 3, True) or flag(spec, 4, True)  # dummy prefix, extra spaces
+        charsmap = field(denormalizer, 2) if isinstance(denormalizer, bytes) else None
+        size = processor.get_piece_size()
+        self.safe = frozenset(
+            piece for piece, i in ((processor.id_to_piece(i), i) for i in range(size))
+            if len(piece) == 1 and not (processor.is_unknown(i) or processor.is_control(i)
+                                        or processor.is_byte(i) or processor.is_unused(i)))
+        self._unsafe = None  # a pattern of the characters that are no piece of their own
+        self.usable = (flag(spec, 5, True) and not flag(trainer, 24, False) and not charsmap
+                       and SPACE in self.safe)
+
+    def __call__(self, lines: list[str]) -> list[bool]:
+        found: list[bool | None] = [None] * len(lines)
+        if self.usable and lines:
+            self._from_normalize(lines, found)
+        left = [index for index, same in enumerate(found) if same is None]
+        if left:
+            decoded = self._decode(self._encode([lines[index] for index in left]))
+            for index, text in zip(left, decoded):
+                found[index] = text == lines[index]
+        return found
+
+    def _from_normalize(self, lines: list[str], found: list) -> None:
+        """The lines' round trips from their normalized texts, all at once: the texts joined by
+        ``\n`` (which the normalizer never writes: else nothing is decided here), rewritten as
+        the decode writes them, cut again and compared; the lines it may not decide (the
+        module's note) marked None."""
+        texts = self._sp.normalize(lines)
+        whole = "\n".join(texts)
+        if whole.count("\n") != len(lines) - 1:
+            return
+        joined = ("\n" + whole).replace("\n" + SPACE, "\n")[1:] if self.strips else whole
+        decoded = joined.replace(SPACE, " ").split("\n")  # (strips: one leading ▁ of each)
+        found[:] = map(str.__eq__, decoded, lines)
+        if self._unsafe is None:  # a character that is no piece of its own
+            self._unsafe = re.compile("[^\n%s]" % "".join(map(re.escape, sorted(self.safe))))
+        starts = list(accumulate(map(len, texts), lambda at, size: at + size + 1, initial=0))
+        undecided = {bisect_right(starts, match.start()) - 1
+                     for match in self._unsafe.finditer(whole)}
+        if "\n" + SPACE * 2 in "\n" + whole:  # a text starting ▁▁
+            undecided.update(index for index, text in enumerate(texts)
+                             if text.startswith(SPACE * 2))
+        if SPACE in "".join(lines):
+            undecided.update(index for index, line in enumerate(lines) if SPACE in line)
+        for index in undecided:
+            found[index] = None
