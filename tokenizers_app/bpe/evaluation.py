@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from .eval_totals import BYTE_LEVEL_LINES, LINES, NONE, EvalTotals
+from .pretoken_tally import TallyTotals, compiled_tally
 from .pretoken_totals import PreTokenTotals
 from .totals import RunTotals
 
@@ -46,7 +47,8 @@ def evaluate_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
     text cut where ``cut_rule(tokenizer)`` allows, merged, are the whole text's."""
     lines = LineCounter(blocks)
     if tokenizer.algorithm == "byte_bpe":
-        totals = PreTokenTotals(tokenizer)
+        tally = compiled_tally(tokenizer)
+        totals = PreTokenTotals(tokenizer) if tally is None else TallyTotals(tokenizer, tally)
         items = document_pieces(lines, tokenizer.pretokenizer.line_cuts)
     else:
         totals, items = RunTotals(tokenizer), lines
