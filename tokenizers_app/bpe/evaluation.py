@@ -17,8 +17,11 @@ The lossless rate is per line (a line ends after each ``"\\n"``), each line chec
 line end: a corpus has no document separators, so its lines are the units checked with
 ``decode(encode(x)) == x``. The work per
 piece is a few calls into C; the rest is done once per distinct item, weighted by its count: per
-pre-token for byte-level BPE (``pretoken_totals.PreTokenTotals``), per run of whitespace or of
-other characters for the others (``totals.RunTotals``). Engines of other libraries (HF
+pre-token for byte-level BPE, per run of whitespace or of other characters for the others
+(``totals.RunTotals``). Byte-level BPE with the gpt2 pattern and the compiled core is tallied by
+one C scan of each piece's pre-tokens, with no encode of every occurrence
+(``pretoken_tally.TallyTotals``); any other byte-level BPE encodes the pieces and counts their
+pre-tokens (``pretoken_totals.PreTokenTotals``). Engines of other libraries (HF
 ``tokenizers``, ``sentencepiece``) bring their own ``evaluate`` (``tokenizers_app.engines``).
 
 Plain twin: ``reference_evaluate`` in tests/bpe/reference.py, on the whole text at once.
