@@ -33,7 +33,8 @@ def gpt2():
 def tallied(tally, text: str, piece_chars: int = 300):
     for piece in document_pieces(text.splitlines(keepends=True), True, piece_chars):
         tally.add(piece)
-    return (tally.pretokens, tally.ids, tally.counts(), tally.columns(), tally.joins())
+    return (tally.pretokens, tally.ids, tally.counts(), tally.columns(), tally.joins(),
+            tally.id_counts())
 
 
 @needs_compiled

@@ -185,6 +185,20 @@ cdef class PreTokenTally:
         values = self.facts.tolist()
         return {field: values[i::FIELDS] for i, field in enumerate(FACT_FIELDS)}
 
+    def id_counts(self):
+        """Token count per id (``{id: count}``, none zero): each distinct pre-token's ids
+        times its count."""
+        cdef Py_ssize_t top = len(self.starts) - 1, number = 0, token
+        cdef array.array per_id = array.array("q", bytes(8 * top))
+        cdef long long *into = per_id.data.as_longlongs
+        cdef long long *counts = self.counts_.data.as_longlongs
+        cdef tuple ids
+        for ids in self.ids:
+            for token in ids:
+                into[token] += counts[number]
+            number += 1
+        return {token: into[token] for token in range(top) if into[token]}
+
     def joins(self):
         return {"joins": self.joins_[0], "joins_ending_one_token": self.joins_[1],
                 "joins_starting_one_token": self.joins_[2], "one_token_bridges": self.joins_[3]}

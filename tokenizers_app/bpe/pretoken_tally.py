@@ -90,6 +90,9 @@ class PlainPreTokenTally:
         return {field: [int(getattr(fact, field)) for fact in self._facts]
                 for field in FACT_FIELDS}
 
+    def id_counts(self) -> dict[int, int]:
+        return dict(count_ids(self.ids, self._counts))
+
     def joins(self) -> dict[str, int]:
         return {key: self._joins[key] for key in _JOINS}
 
@@ -118,7 +121,7 @@ class TallyTotals(Totals):
         found = Counter(self.totals)
         found.update(tally.joins())
         found["tokens"] = sum(map(operator.mul, map(len, tally.ids), counts))
-        return weighted_totals(found, counts, self._columns), count_ids(tally.ids, counts)
+        return weighted_totals(found, counts, self._columns), Counter(tally.id_counts())
 
     def own_words(self) -> Iterable[tuple[str, int, bool]]:
         """Each distinct pre-token that is not whitespace, its count, whether it is covered."""

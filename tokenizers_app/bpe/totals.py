@@ -77,8 +77,8 @@ class Totals:
         found.counts.update({key: value for key, value in totals.items()
                              if not key.startswith(("distinct_", "joins", "one_token_bridges"))})
         found.ids.update(id_counts)
-        for word, count, covered in self.own_words():
-            found.add_word(word, count, covered)
+        found.words = {word: [count, bool(covered)]  # (each word once: add_word's merge
+                       for word, count, covered in self.own_words()}  # is not needed)
         found.seconds = self.seconds
         return found
 
