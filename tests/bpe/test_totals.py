@@ -76,6 +76,7 @@ def test_a_line_decoded_from_its_runs_is_its_decode(line):
     tokenizer = char_bpe("whitespace")
     totals = RunTotals(tokenizer)
     runs = RUN_RE.findall(line)
+    totals._learn_words(runs)
     for run in runs:
         totals._spell(run)
     assert totals._decoded(runs) == tokenizer.decode(tokenizer.encode_ordinary(line))

@@ -21,6 +21,7 @@ from itertools import chain
 
 import regex
 
+from .char_merges import compiled_word_ids
 from .eval_totals import EvalTotals
 from .metrics import BYTE_LEVEL, count_cut_characters, metrics_of, split_flags
 
@@ -114,6 +115,9 @@ class RunTotals(Totals):
         self.by_words = _spans_are_tokens(tokenizer)  # add_runs and word_totals apply
         self.spelled: dict[str, str] = {}  # distinct run -> its tokens' spelling (add_runs)
         self.drops: dict[str, bool | None] = {}  # -> decode drops a last suffix (None: spaces)
+        self.word_ids: dict[str, tuple[int, ...]] = {}  # distinct word -> ids (add_runs)
+        self.run_words: dict[str, list[str]] = {}  # distinct run -> its words (add_runs)
+        self.merge_words = compiled_word_ids(tokenizer) if self.by_words else None
 
     def add(self, lines: list[str]) -> None:
         if self.by_words:
@@ -127,7 +131,8 @@ class RunTotals(Totals):
     def add_runs(self, lines: list[str]) -> None:
         """``add`` with no encode of each line, for character-level BPE (``by_words``): a
         line's ids are its runs' ids (each run's words' ``_encode_word``, as
-        ``encode_ordinary`` joins them), so the ids are counted per distinct run
+        ``encode_ordinary`` joins them; the new words of a group merged together,
+        ``_learn_words``), so the ids are counted per distinct word
         (``final_counts``), and a line's decode is its runs' spellings joined, less the last
         suffix's space when its last token has one (``decode``'s rule). Timed as the
         encoding."""
@@ -135,17 +140,32 @@ class RunTotals(Totals):
         line_runs = list(map(RUN_RE.findall, lines))
         runs = list(chain.from_iterable(line_runs))
         self.run_counts.update(runs)
-        for run in set(runs).difference(self.spelled):
+        fresh = set(runs).difference(self.spelled)
+        self._learn_words(fresh)
+        for run in fresh:
             self._spell(run)
         lossless = sum(map(_round_trips, map(self._decoded, line_runs), lines))
         self.seconds += time.perf_counter() - started
         self.totals.update(bytes=len("".join(lines).encode()), chars=sum(map(len, lines)),
                            lossless_lines=lossless)
 
+    def _learn_words(self, runs: Iterable[str]) -> None:
+        """The ids of the runs' new words: merged in C together (``char_merges``), else by
+        ``_encode_word``."""
+        known, split = self.word_ids, self.tokenizer.split_words
+        words = list({word: 0 for run in runs for word in split(run) if word not in known})
+        if self.merge_words is not None:  # (those the tokenizer's cache holds are looked up)
+            cache = getattr(self.tokenizer, "_cache", {})
+            known.update((word, cache[word]) for word in words if word in cache)
+            words = [word for word in words if word not in known]
+            known.update(zip(words, self.merge_words(words)))
+        else:
+            known.update(zip(words, map(self.tokenizer._encode_word, words)))
+
     def _spell(self, run: str) -> None:
         tokenizer = self.tokenizer
-        ids = [token_id for word in tokenizer.split_words(run)
-               for token_id in tokenizer._encode_word(word)]
+        words = self.run_words[run] = tokenizer.split_words(run)
+        ids = [token_id for word in words for token_id in self.word_ids[word]]
         self.spelled[run] = "".join(map(tokenizer._spelled.__getitem__, ids))
         self.drops[run] = tokenizer.symbols[ids[-1]].endswith(tokenizer.suffix) if ids else None
 
@@ -163,7 +183,7 @@ class RunTotals(Totals):
         self.word_counts: Counter[str] = Counter()
         if self.by_words:
             totals.update(self.word_totals())
-            ids_of = self.tokenizer._encode_word
+            ids_of = self.word_ids.__getitem__
             for word, count in self.word_counts.items():
                 for token_id in ids_of(word):
                     self.id_counts[token_id] += count
@@ -188,15 +208,15 @@ class RunTotals(Totals):
         return self.covered[word]
 
     def word_totals(self) -> dict[str, int]:
-        """``run_facts`` times the runs' counts, from each word's ids (``_encode_word``), for a
+        """``run_facts`` times the runs' counts, from each word's ids (``word_ids``), for a
         tokenizer whose tokens each span one or more characters of their word
         (``_spans_are_tokens``): a run of other characters is split when it has 2+ tokens;
         a word is covered when it is one token (``encode_ordinary(word)`` is its ids: the
         split of a word is the word). The plain rule, ``run_facts``, is its oracle
         (tests/bpe/test_totals.py)."""
         tokenizer, covered, word_counts = self.tokenizer, self.covered, self.word_counts
-        ids_of, unk, special, split = (tokenizer._encode_word, tokenizer.unk_id,
-                                       self.special_ids, tokenizer.split_words)
+        ids_of, unk, special, split = (self.word_ids.__getitem__, tokenizer.unk_id,
+                                       self.special_ids, self.run_words.__getitem__)
         words = split_words = own = covered_words = unknown = 0
         for run, count in self.run_counts.items():
             tokens = 0
