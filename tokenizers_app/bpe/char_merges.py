@@ -41,9 +41,11 @@ def compiled_word_ids(tokenizer) -> Callable[[list[str]], list[tuple[int, ...]]]
                                  for (left, right), rank in tokenizer._ranks.items()},
                                 list(tokenizer._merged), [top] * 256)
     ids, unk, suffix = tokenizer._ids.get, tokenizer.unk_id, tokenizer.suffix
+    if not 0 <= unk < 1 << 31:
+        return None
 
-    def word_ids(words: list[str]) -> list[tuple[int, ...]]:
-        return table.merge_ids_many([[ids(char, unk) for char in word[:-1]]
-                                     + [ids(word[-1] + suffix, unk)] for word in words])
+    def word_ids(words: list[str]) -> list[tuple[int, ...]]:  # (None: a symbol not in the vocab)
+        return table.merge_ids_many([[*map(ids, word[:-1]), ids(word[-1] + suffix)]
+                                     for word in words], unk)
 
     return word_ids

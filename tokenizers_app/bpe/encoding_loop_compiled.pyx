@@ -152,9 +152,10 @@ cdef class MergeTable:
             free_buffers(&room)
         return ids, lengths
 
-    def merge_ids_many(self, sequences):
-        """The ids left of each sequence of ids (lists of any ids of the table, not bytes),
-        merged as ``merge_bytes`` merges from its bytes' ids on: a tuple each."""
+    def merge_ids_many(self, sequences, int32_t missing=-1):
+        """The ids left of each sequence of ids (lists of any ids of the table, not bytes; a
+        None stands for ``missing``), merged as ``merge_bytes`` merges from its bytes' ids on:
+        a tuple each."""
         cdef Buffers room
         cdef Py_ssize_t n, i, count
         out = []
@@ -165,7 +166,8 @@ cdef class MergeTable:
                 if n > room.size:
                     grow_buffers(&room, n)
                 for i in range(n):
-                    room.ids[i] = sequence[i]
+                    item = sequence[i]
+                    room.ids[i] = missing if item is None else item
                 for i in range(n - 1):
                     room.rank_of[i] = self.rank(room.ids[i], room.ids[i + 1])
                 if n < 2:
