@@ -7,6 +7,9 @@ turns each one's facts, times its count, into totals at the end:
 - ``pretoken_totals.PreTokenTotals`` for byte-level BPE: per distinct pre-token;
 - ``RunTotals`` for every other tokenizer, which must encode each run of whitespace or of other
   characters on its own (character-level BPE and the baselines do): per distinct run.
+  Character-level BPE that does not lowercase is not encoded line by line
+  (``RunTotals.add_runs``): each distinct word's ids are found once (``char_merges``), and the
+  lossless check decodes a line from its runs' spellings.
 
 Plain twin: ``reference_evaluate`` in tests/bpe/reference.py (line by line), the oracle that
 tests/bpe/test_evaluation.py checks both against.
