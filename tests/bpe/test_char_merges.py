@@ -40,7 +40,8 @@ def test_words_merged_in_c_equal_encode_word(split):
     assert merge is not None
     words = list(dict.fromkeys(tokenizer.split_words(varied_text(30_000, seed=9))))
     words += ["a" * 200, "ab" * 90 + "\x00", "x", "東京🍕zz", "the" * 30]  # long: the heap path
-    assert merge(words) == [tokenizer._encode_word(word) for word in words]
+    assert merge(words) == [tuple(tokenizer.bpe(word)) for word in words]
+    assert merge(words[:3]) == [tokenizer._cache[word] for word in words[:3]]  # kept there
     assert any(len(ids) == 1 for ids in merge(words)) and len(words) > 1000
 
 

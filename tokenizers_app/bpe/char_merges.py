@@ -8,7 +8,8 @@ rank below one that makes that token (``consistent``: then the occurrences of th
 are merged one after the other before any other pair), which merges learned in order always
 satisfy. ``compiled_word_ids(tokenizer)`` gives that compiled path, or None when it does not
 apply: no compiled core, merges that are not consistent, no unknown token for a symbol outside
-the vocab. Oracle: ``CharBPETokenizer._encode_word`` (tests/bpe/test_char_merges.py).
+the vocab. The words merged are kept in the tokenizer's cache, as ``_encode_word`` keeps them.
+Oracle: ``CharBPETokenizer.bpe`` (tests/bpe/test_char_merges.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import compiled
+from .char_tokenizer import CACHE_SIZE
+from .encoding_loop import missing_keys
 from .pairs import pack
 
 
@@ -44,8 +47,12 @@ def compiled_word_ids(tokenizer) -> Callable[[list[str]], list[tuple[int, ...]]]
     if not 0 <= unk < 1 << 31:
         return None
 
-    def word_ids(words: list[str]) -> list[tuple[int, ...]]:  # (None: a symbol not in the vocab)
-        return table.merge_ids_many([[*map(ids, word[:-1]), ids(word[-1] + suffix)]
-                                     for word in words], unk)
+    cache = tokenizer._cache  # shared with _encode_word, under its rule (missing_keys)
+
+    def word_ids(words: list[str]) -> list[tuple[int, ...]]:
+        fresh = list(missing_keys(cache, set(words), CACHE_SIZE))
+        cache.update(zip(fresh, table.merge_ids_many(  # (None: a symbol not in the vocab)
+            [[*map(ids, word[:-1]), ids(word[-1] + suffix)] for word in fresh], unk)))
+        return list(map(cache.__getitem__, words))
 
     return word_ids

@@ -157,10 +157,7 @@ class RunTotals(Totals):
         ``_encode_word``."""
         known, split = self.word_ids, self.tokenizer.split_words
         words = list({word: 0 for run in runs for word in split(run) if word not in known})
-        if self.merge_words is not None:  # (those the tokenizer's cache holds are looked up)
-            cache = getattr(self.tokenizer, "_cache", {})
-            known.update((word, cache[word]) for word in words if word in cache)
-            words = [word for word in words if word not in known]
+        if self.merge_words is not None:
             known.update(zip(words, self.merge_words(words)))
         else:
             known.update(zip(words, map(self.tokenizer._encode_word, words)))
