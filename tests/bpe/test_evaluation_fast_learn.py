@@ -2,14 +2,16 @@
 (``PreTokenTotals._learn``); the old path cut them from its line's ids
 (``_learn_from_lines``). Both give the same totals on a varied text (CJK, emoji, whitespace
 runs, contractions, control characters), for a named pattern and a pattern of the
-tokenizer's own; and a token that crosses a pre-token is still refused."""
+tokenizer's own; and a token that crosses a pre-token is still refused. (Both run on
+``PreTokenTotals``: the compiled tally that the gpt2 pattern uses otherwise is switched off,
+see test_pretoken_tally.py.)"""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.bpe.corpora import SAMPLES
-from tokenizers_app.bpe import train_bpe
+from tokenizers_app.bpe import evaluation, train_bpe
 from tokenizers_app.bpe.pretoken_totals import PreTokenTotals
 from tokenizers_app.engines.registry import evaluate_totals
 
@@ -24,6 +26,7 @@ VARIED = (SAMPLES["english"][:600] + "\n\n" + SAMPLES["chinese"][:80] + "\nÊù±‰∫
 def test_learning_from_merges_equals_learning_from_lines(pattern, monkeypatch):
     tokenizer = train_bpe([TRAIN], 330, pattern=pattern).tokenizer()
     lines = VARIED.splitlines(keepends=True)
+    monkeypatch.setattr(evaluation, "compiled_tally", lambda tokenizer: None)
     fast = evaluate_totals(tokenizer, lines)
     monkeypatch.setattr(PreTokenTotals, "_learn",
                         lambda self, *args: self._learn_from_lines(*args))

@@ -13,7 +13,10 @@ from tests.bpe.corpora import SAMPLES, varied_text
 from tests.bpe.test_tokenizer import tiktoken_gpt2, gpt2_dir  # noqa: F401 (fixtures)
 from tokenizers_app.bpe import dumps_tokenizer, load_tokenizer, train_bpe, train_char_bpe
 from tokenizers_app.bpe.corpus import read_lines
-from tokenizers_app.bpe.evaluation import LineCounter, document_pieces, evaluate
+from tests.bpe.reference import reference_evaluate
+from tokenizers_app.bpe import evaluation
+from tokenizers_app.bpe.eval_totals import BYTE_LEVEL_LINES, cut_allowed
+from tokenizers_app.bpe.evaluation import BlockPieces, LineCounter, document_pieces, evaluate
 from tokenizers_app.bpe.metric_text import metric_number
 
 # blank-line runs, indented code and trailing spaces: where encoding line by line drifts
@@ -90,3 +93,37 @@ def test_streamed_counts_equal_the_whole_text_for_every_kind(blocks, kind, piece
     result = evaluate(tokenizer, blocks)
     assert result["tokens"] == len(tokenizer.encode_ordinary(text))
     assert result["words"] == len(text.split())
+
+
+def test_block_pieces_cut_where_document_pieces_may():
+    pieces = BlockPieces(["a\n", "\nb\nc \n", "d\ne"], True, 1)
+    assert list(pieces) == ["a\n\nb\n", "c \nd\n", "e"] and pieces.count == 6
+    custom = BlockPieces(["a\n", "b\n"], False, 1)
+    assert list(custom) == ["a\nb\n"] and custom.count == 2
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(alphabet="ab.' \t\n\ré€🍕\u3000\x1c", max_size=30), max_size=10),
+       st.integers(1, 40), st.booleans())
+def test_block_pieces_are_allowed_cuts_and_count_the_lines(blocks, piece_chars, line_cuts):
+    text = "".join(blocks)
+    pieces = BlockPieces(blocks, line_cuts, piece_chars)
+    found = list(pieces)
+    assert "".join(found) == text and "" not in found
+    assert pieces.count == len(list(LineCounter(blocks)))
+    for before, after in zip(found, found[1:]):
+        assert line_cuts and cut_allowed(BYTE_LEVEL_LINES, before[-2:], after)
+
+
+@pytest.mark.parametrize("kind", ["gpt2-pattern", "gpt4-pattern"])
+def test_small_pieces_give_the_whole_text_numbers(kind, monkeypatch):
+    tokenizer = TOKENIZERS[kind]
+    lines = CORPUS[:30_000].splitlines(keepends=True)
+    monkeypatch.setattr(evaluation, "PIECE_CHARS", 50)
+    pieces = BlockPieces(lines, True)
+    assert len(list(pieces)) > 10
+    small = evaluate(tokenizer, lines)
+    assert small.pop("encode_throughput_mb_s") > 0
+    plain = reference_evaluate(tokenizer, lines)
+    plain.pop("encode_throughput_mb_s")
+    assert small == plain

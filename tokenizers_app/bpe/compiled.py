@@ -44,12 +44,15 @@ if _modules is not None:
     learn_merges = _modules[0].learn_merges
     MergeTable = _modules[1].MergeTable
     gpt2_split = _modules[1].gpt2_split  # the gpt2 pattern scanned in C (pretokenize)
+    # an evaluation's counts scanned in C (pretoken_tally); None in a build older than it
+    PreTokenTally = getattr(_modules[1], "PreTokenTally", None)
 else:
     CORE_PATH = (f"pure Python ({PURE_SWITCH}=1)" if os.environ.get(PURE_SWITCH) == "1"
                  else "pure Python (no compiled modules)")
     learn_merges = pure_learn_merges
     MergeTable = PureMergeTable
     gpt2_split = None
+    PreTokenTally = None
 IS_COMPILED = _modules is not None
 
 # the encode answer written in C (token_table), on its own: a build older than this module

@@ -152,6 +152,36 @@ cdef class MergeTable:
             free_buffers(&room)
         return ids, lengths
 
+    def merge_ids_many(self, sequences, int32_t missing=-1):
+        """The ids left of each sequence of ids (lists of any ids of the table, not bytes; a
+        None stands for ``missing``), merged as ``merge_bytes`` merges from its bytes' ids on:
+        a tuple each."""
+        cdef Buffers room
+        cdef Py_ssize_t n, i, count
+        out = []
+        init_buffers(&room)
+        try:
+            for sequence in sequences:
+                n = len(sequence)
+                if n > room.size:
+                    grow_buffers(&room, n)
+                for i in range(n):
+                    item = sequence[i]
+                    room.ids[i] = missing if item is None else item
+                for i in range(n - 1):
+                    room.rank_of[i] = self.rank(room.ids[i], room.ids[i + 1])
+                if n < 2:
+                    count = n
+                elif n > LONG:
+                    count = self.merge_long(room.ids, room.rank_of, n, room.links,
+                                            room.links + n)
+                else:
+                    count = self.merge_short(room.ids, room.rank_of, n)
+                out.append(self.as_tuple(room.ids, count))
+        finally:
+            free_buffers(&room)
+        return out
+
     cdef tuple merge_one(self, bytes data, Buffers *room):
         """The ids of one pre-token, as a tuple."""
         cdef Py_ssize_t count = self.merge_into(data, room)
@@ -360,3 +390,4 @@ cdef void free_buffers(Buffers *room) noexcept:
 
 # -- the gpt2 pattern, scanned: gpt2_end (used by encode_gpt2) and gpt2_split -------------------
 include "gpt2_scan.pxi"
+include "pretoken_tally.pxi"

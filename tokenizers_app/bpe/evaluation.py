@@ -17,8 +17,11 @@ The lossless rate is per line (a line ends after each ``"\\n"``), each line chec
 line end: a corpus has no document separators, so its lines are the units checked with
 ``decode(encode(x)) == x``. The work per
 piece is a few calls into C; the rest is done once per distinct item, weighted by its count: per
-pre-token for byte-level BPE (``pretoken_totals.PreTokenTotals``), per run of whitespace or of
-other characters for the others (``totals.RunTotals``). Engines of other libraries (HF
+pre-token for byte-level BPE, per run of whitespace or of other characters for the others
+(``totals.RunTotals``). Byte-level BPE with the gpt2 pattern and the compiled core is tallied by
+one C scan of each piece's pre-tokens, with no encode of every occurrence
+(``pretoken_tally.TallyTotals``); any other byte-level BPE encodes the pieces and counts their
+pre-tokens (``pretoken_totals.PreTokenTotals``). Engines of other libraries (HF
 ``tokenizers``, ``sentencepiece``) bring their own ``evaluate`` (``tokenizers_app.engines``).
 
 Plain twin: ``reference_evaluate`` in tests/bpe/reference.py, on the whole text at once.
@@ -26,9 +29,11 @@ Plain twin: ``reference_evaluate`` in tests/bpe/reference.py, on the whole text 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from .eval_totals import BYTE_LEVEL_LINES, LINES, NONE, EvalTotals
+from .pretoken_tally import TallyTotals, compiled_tally
 from .pretoken_totals import PreTokenTotals
 from .totals import RunTotals
 
@@ -44,12 +49,13 @@ def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
 def evaluate_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
     """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``: those of two parts of a
     text cut where ``cut_rule(tokenizer)`` allows, merged, are the whole text's."""
-    lines = LineCounter(blocks)
     if tokenizer.algorithm == "byte_bpe":
-        totals = PreTokenTotals(tokenizer)
-        items = document_pieces(lines, tokenizer.pretokenizer.line_cuts)
+        tally = compiled_tally(tokenizer)
+        totals = PreTokenTotals(tokenizer) if tally is None else TallyTotals(tokenizer, tally)
+        lines = items = BlockPieces(blocks, tokenizer.pretokenizer.line_cuts)
     else:
-        totals, items = RunTotals(tokenizer), lines
+        totals, lines = RunTotals(tokenizer), LineCounter(blocks)
+        items = lines
     for group in totals.groups(items):
         totals.add(group)
     return totals.eval_totals(lines=lines.count)
@@ -87,6 +93,47 @@ class LineCounter:
         if rest:
             self.count += 1
             yield "".join(rest)
+
+
+class BlockPieces:
+    """``document_pieces(LineCounter(blocks), line_cuts)`` made from the blocks as they come,
+    with no walk over each line: a piece ends at the first cut the same rule allows
+    (``_CUT``) once it holds ``piece_chars`` characters; ``count`` is then the lines counted
+    (each ``"\n"`` ends one; a last one may not end in it), once the pieces are read.
+    ``list(BlockPieces(["a\n", "\nb\nc"], True, 1)) -> ["a\n\nb\n", "c"]``."""
+
+    def __init__(self, blocks: Iterable[str], line_cuts: bool, piece_chars: int | None = None):
+        self.blocks, self.line_cuts = blocks, line_cuts
+        self.piece_chars = PIECE_CHARS if piece_chars is None else piece_chars
+        self.count = 0
+
+    def __iter__(self) -> Iterator[str]:
+        parts: list[str] = []
+        size, due, searched, newlines, last = 0, self.piece_chars, 0, 0, ""
+        for block in self.blocks:
+            if not block:
+                continue
+            newlines, last = newlines + block.count("\n"), block
+            parts.append(block)
+            size += len(block)
+            if size < due or not self.line_cuts:
+                continue
+            text = "".join(parts)
+            cut = _CUT.search(text, max(searched, self.piece_chars - 1))
+            if cut is None:  # look again once it holds twice as much: no quadratic rescans
+                searched, due = len(text) - 2, 2 * len(text)
+            else:
+                yield text[:cut.end()]
+                text = text[cut.end():]
+                searched, due = 0, self.piece_chars
+            parts, size = [text], len(text)
+        self.count = newlines + (not last.endswith("\n") if last else 0)
+        text = "".join(parts)
+        if text:
+            yield text
+
+
+_CUT = re.compile(r"\S\n(?=\S)")  # a lone newline between two non-space characters
 
 
 def document_pieces(lines: Iterable[str], line_cuts: bool,

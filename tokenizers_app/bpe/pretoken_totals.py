@@ -204,31 +204,46 @@ class PreTokenTotals(Totals):
                 for pretoken, count in self.pretoken_counts.items() if facts[pretoken].own_word)
 
     def final_counts(self) -> tuple[Counter[str], Counter[int]]:
-        """Pre-token facts times their counts; a join merges two word parts into one word,
-        which is split: its parts no longer count as one-token words."""
+        """Pre-token facts times their counts (``weighted_totals``); the tokens counted this
+        way must be the tokens encoded."""
         pretokens, counts = list(self.pretoken_counts), list(self.pretoken_counts.values())
         facts = list(map(self.facts.__getitem__, pretokens))
-
-        def weighted(values: Iterable[int]) -> int:
-            return sum(map(operator.mul, counts, values))
-
-        sums = {field: weighted(map(operator.attrgetter(field), facts)) for field in
-                ("words", "one_token_words", "multibyte", "cut", "own_word", "covered")}
-        totals = Counter(self.totals)
-        totals["lossless_lines"] = totals["lines"]  # the tokens spell each pre-token (checked)
-        words = sums["words"] - totals["joins"]
-        one_token = (sums["one_token_words"] - totals["joins_ending_one_token"]
-                     - totals["joins_starting_one_token"] + totals["one_token_bridges"])
-        totals.update(words=words, split_words=words - one_token, own_words=sums["own_word"],
-                      covered_words=sums["covered"], multibyte_chars=sums["multibyte"],
-                      cut_chars=sums["cut"],
-                      distinct_own_words=sum(map(operator.attrgetter("own_word"), facts)),
-                      distinct_covered_words=sum(map(operator.attrgetter("covered"), facts)))
-        id_counts: Counter[int] = Counter()
-        for fact, times in zip(facts, counts):
-            for token_id in fact.ids:
-                id_counts[token_id] += times
+        columns = {field: list(map(operator.attrgetter(field), facts)) for field in FACT_FIELDS}
+        totals = weighted_totals(self.totals, counts, columns)
+        id_counts = count_ids(map(_IDS, facts), counts)
         if id_counts.total() != totals["tokens"]:
             raise ValueError(f"the pre-tokens' tokens ({id_counts.total()}) are not the tokens "
                              f"encoded ({totals['tokens']}): a token crosses a pre-token")
         return totals, id_counts
+
+
+FACT_FIELDS = ("words", "one_token_words", "multibyte", "cut", "own_word", "covered")
+_IDS = operator.attrgetter("ids")
+
+
+def weighted_totals(found: Counter[str], counts: list[int],
+                    columns: dict[str, list[int]]) -> Counter[str]:
+    """The totals of distinct pre-tokens seen ``counts`` times, with these facts (``columns``:
+    each of ``FACT_FIELDS``, one value per pre-token), over ``found`` (the counts of the text
+    and the joins, ``count_joins``). A join merges two word parts into one word, which is
+    split: its parts no longer count as one-token words."""
+    sums = {field: sum(map(operator.mul, counts, columns[field])) for field in FACT_FIELDS}
+    totals = Counter(found)
+    totals["lossless_lines"] = totals["lines"]  # the tokens spell each pre-token (checked)
+    words = sums["words"] - totals["joins"]
+    one_token = (sums["one_token_words"] - totals["joins_ending_one_token"]
+                 - totals["joins_starting_one_token"] + totals["one_token_bridges"])
+    totals.update(words=words, split_words=words - one_token, own_words=sums["own_word"],
+                  covered_words=sums["covered"], multibyte_chars=sums["multibyte"],
+                  cut_chars=sums["cut"], distinct_own_words=sum(columns["own_word"]),
+                  distinct_covered_words=sum(columns["covered"]))
+    return totals
+
+
+def count_ids(ids: Iterable[tuple[int, ...]], counts: list[int]) -> Counter[int]:
+    """Token count per id of distinct pre-tokens with these ids, seen ``counts`` times."""
+    id_counts: Counter[int] = Counter()
+    for token_ids, times in zip(ids, counts):
+        for token_id in token_ids:
+            id_counts[token_id] += times
+    return id_counts

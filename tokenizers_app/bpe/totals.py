@@ -7,6 +7,9 @@ turns each one's facts, times its count, into totals at the end:
 - ``pretoken_totals.PreTokenTotals`` for byte-level BPE: per distinct pre-token;
 - ``RunTotals`` for every other tokenizer, which must encode each run of whitespace or of other
   characters on its own (character-level BPE and the baselines do): per distinct run.
+  Character-level BPE that does not lowercase is not encoded line by line
+  (``RunTotals.add_runs``): each distinct word's ids are found once (``char_merges``), and the
+  lossless check decodes a line from its runs' spellings.
 
 Plain twin: ``reference_evaluate`` in tests/bpe/reference.py (line by line), the oracle that
 tests/bpe/test_evaluation.py checks both against.
@@ -21,6 +24,7 @@ from itertools import chain
 
 import regex
 
+from .char_merges import compiled_word_ids
 from .eval_totals import EvalTotals
 from .metrics import BYTE_LEVEL, count_cut_characters, metrics_of, split_flags
 
@@ -77,8 +81,8 @@ class Totals:
         found.counts.update({key: value for key, value in totals.items()
                              if not key.startswith(("distinct_", "joins", "one_token_bridges"))})
         found.ids.update(id_counts)
-        for word, count, covered in self.own_words():
-            found.add_word(word, count, covered)
+        found.words = {word: [count, bool(covered)]  # (each word once: add_word's merge
+                       for word, count, covered in self.own_words()}  # is not needed)
         found.seconds = self.seconds
         return found
 
@@ -111,21 +115,84 @@ class RunTotals(Totals):
         self.id_counts: Counter[int] = Counter()
         self.run_counts: Counter[str] = Counter()
         self.covered: dict[str, bool] = {}  # distinct own words -> is one token
+        self.by_words = _spans_are_tokens(tokenizer)  # add_runs and word_totals apply
+        self.spelled: dict[str, str] = {}  # distinct run -> its tokens' spelling (add_runs)
+        self.drops: dict[str, bool | None] = {}  # -> decode drops a last suffix (None: spaces)
+        self.word_ids: dict[str, tuple[int, ...]] = {}  # distinct word -> ids (add_runs)
+        self.run_words: dict[str, list[str]] = {}  # distinct run -> its words (add_runs)
+        self.merge_words = compiled_word_ids(tokenizer) if self.by_words else None
 
     def add(self, lines: list[str]) -> None:
+        if self.by_words:
+            return self.add_runs(lines)
         ids = self.encode(lines)
         self.id_counts.update(chain.from_iterable(ids))
         lossless = sum(map(_round_trips, map(self.tokenizer.decode, ids), lines))
         self.totals.update(lossless_lines=lossless)
         self.run_counts.update(chain.from_iterable(map(RUN_RE.findall, lines)))
 
+    def add_runs(self, lines: list[str]) -> None:
+        """``add`` with no encode of each line, for character-level BPE (``by_words``): a
+        line's ids are its runs' ids (each run's words' ``_encode_word``, as
+        ``encode_ordinary`` joins them; the new words of a group merged together,
+        ``_learn_words``), so the ids are counted per distinct word
+        (``final_counts``), and a line's decode is its runs' spellings joined, less the last
+        suffix's space when its last token has one (``decode``'s rule). Timed as the
+        encoding."""
+        started = time.perf_counter()
+        line_runs = list(map(RUN_RE.findall, lines))
+        runs = list(chain.from_iterable(line_runs))
+        self.run_counts.update(runs)
+        fresh = set(runs).difference(self.spelled)
+        self._learn_words(fresh)
+        for run in fresh:
+            self._spell(run)
+        lossless = sum(map(_round_trips, map(self._decoded, line_runs), lines))
+        self.seconds += time.perf_counter() - started
+        self.totals.update(bytes=len("".join(lines).encode()), chars=sum(map(len, lines)),
+                           lossless_lines=lossless)
+
+    def _learn_words(self, runs: Iterable[str]) -> None:
+        """The ids of the runs' new words: merged in C together (``char_merges``), else by
+        ``_encode_word``."""
+        known, split = self.word_ids, self.tokenizer.split_words
+        words = list({word: 0 for run in runs for word in split(run) if word not in known})
+        if self.merge_words is not None:
+            known.update(zip(words, self.merge_words(words)))
+        else:
+            known.update(zip(words, map(self.tokenizer._encode_word, words)))
+
+    def _spell(self, run: str) -> None:
+        tokenizer = self.tokenizer
+        words = self.run_words[run] = tokenizer.split_words(run)
+        ids = [token_id for word in words for token_id in self.word_ids[word]]
+        self.spelled[run] = "".join(map(tokenizer._spelled.__getitem__, ids))
+        self.drops[run] = tokenizer.symbols[ids[-1]].endswith(tokenizer.suffix) if ids else None
+
+    def _decoded(self, runs: list[str]) -> str:
+        """``decode`` of a line's ids, from its runs (runs of whitespace and of other
+        characters alternate: the last run with tokens is the last or the one before)."""
+        text = "".join(map(self.spelled.__getitem__, runs))
+        drop = self.drops[runs[-1]] if runs else None
+        if drop is None and len(runs) > 1:
+            drop = self.drops[runs[-2]]
+        return text[:-1] if drop else text
+
     def final_counts(self) -> tuple[Counter[str], Counter[int]]:
         totals = Counter(self.totals)
         self.word_counts: Counter[str] = Counter()
-        for run, count in self.run_counts.items():
-            totals.update({key: count * value for key, value in self.run_facts(run).items()})
-            for word in self.tokenizer.split_words(run):
-                self.word_counts[word] += count
+        if self.by_words:
+            totals.update(self.word_totals())
+            ids_of = self.word_ids.__getitem__
+            for word, count in self.word_counts.items():
+                for token_id in ids_of(word):
+                    self.id_counts[token_id] += count
+            totals["tokens"] = self.id_counts.total()
+        else:
+            for run, count in self.run_counts.items():
+                totals.update({key: count * value for key, value in self.run_facts(run).items()})
+                for word in self.tokenizer.split_words(run):
+                    self.word_counts[word] += count
         totals.update(distinct_own_words=len(self.covered),
                       distinct_covered_words=sum(self.covered.values()))
         return totals, self.id_counts
@@ -139,6 +206,34 @@ class RunTotals(Totals):
             ids = self.tokenizer.encode_ordinary(word)
             self.covered[word] = len(ids) == 1 and ids[0] not in self.special_ids
         return self.covered[word]
+
+    def word_totals(self) -> dict[str, int]:
+        """``run_facts`` times the runs' counts, from each word's ids (``word_ids``), for a
+        tokenizer whose tokens each span one or more characters of their word
+        (``_spans_are_tokens``): a run of other characters is split when it has 2+ tokens;
+        a word is covered when it is one token (``encode_ordinary(word)`` is its ids: the
+        split of a word is the word). The plain rule, ``run_facts``, is its oracle
+        (tests/bpe/test_totals.py)."""
+        tokenizer, covered, word_counts = self.tokenizer, self.covered, self.word_counts
+        ids_of, unk, special, split = (self.word_ids.__getitem__, tokenizer.unk_id,
+                                       self.special_ids, self.run_words.__getitem__)
+        words = split_words = own = covered_words = unknown = 0
+        for run, count in self.run_counts.items():
+            tokens = 0
+            for word in split(run):  # none in a run of whitespace, 1+ in any other
+                ids = ids_of(word)
+                tokens += len(ids)
+                if word not in covered:
+                    covered[word] = len(ids) == 1 and ids[0] not in special
+                covered_words += count * covered[word]
+                unknown += count * ids.count(unk)
+                word_counts[word] += count
+                own += count
+            if tokens:
+                words += count
+                split_words += count * (tokens >= 2)
+        return {"words": words, "split_words": split_words, "own_words": own,
+                "covered_words": covered_words, "unknown_chars": unknown}
 
     def run_facts(self, run: str) -> dict[str, int]:
         """What a run of whitespace or of other characters adds to the totals."""
@@ -154,3 +249,10 @@ class RunTotals(Totals):
         else:
             facts["unknown_chars"] = tokenizer.unknown_count(run)
         return facts
+
+
+def _spans_are_tokens(tokenizer) -> bool:
+    """Whether each token of a word spans 1+ of its characters (``token_spans``), so that
+    ``RunTotals.word_totals`` applies: character-level BPE that does not lowercase (a lowercased
+    word may change length, and its spans are clamped to it)."""
+    return tokenizer.algorithm == "char_bpe" and tokenizer.lowercase is False
