@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, lt, sub
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from ..errors import Unencodable
@@ -136,16 +137,16 @@ class HFEngine(LibraryEngine):
         found = []
         for text in texts:
             encoding = self._encode(self._ordinary, text)
-            ids = encoding.ids
-            if not self.byte_ids.isdisjoint(ids):
-                found.append(span_columns(self._spans_of(text, encoding, 0)))
-                continue
-            offsets = encoding.offsets
+            ids, offsets = encoding.ids, encoding.offsets
             starts, ends = list(map(itemgetter(0), offsets)), list(map(itemgetter(1), offsets))
             if not text.isascii():
                 to_bytes = char_to_byte_offsets(text)
                 starts = list(map(to_bytes.__getitem__, starts))
                 ends = list(map(to_bytes.__getitem__, ends))
+            if not self.byte_ids.isdisjoint(ids) and not _one_byte_each(
+                    ids, starts, ends, self.byte_ids):
+                found.append(span_columns(self._spans_of(text, encoding, 0)))
+                continue
             found.append((ids, *tidy_columns(starts, ends)))
         return found
 
@@ -166,6 +167,16 @@ class HFEngine(LibraryEngine):
 
     def __repr__(self) -> str:
         return f"HFEngine({self.model_type}, vocab_size={self.vocab_size})"
+
+
+def _one_byte_each(ids: list[int], starts: list[int], ends: list[int], byte_ids) -> bool:
+    """Whether the byte pieces' spans are one byte each, each starting after the previous
+    one's start (an ASCII text's fallback bytes, a newline's ``<0x0A>``): then
+    ``spans.tidy_spans``'s spreading of byte runs changes nothing (a run spanning as many bytes
+    as it has pieces already gives each piece its own byte, in order)."""
+    chosen = list(map(byte_ids.__contains__, ids))
+    low, high = list(compress(starts, chosen)), list(compress(ends, chosen))
+    return all(map((1).__eq__, map(sub, high, low))) and all(map(lt, low, low[1:]))
 
 
 def describe(doc: dict) -> str:
