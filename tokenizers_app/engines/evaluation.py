@@ -115,20 +115,23 @@ def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) ->
             counts["byte_fallback_chars"] += _chars_in(data, zip(ids, starts, ends),
                                                        byte_ids.__contains__)
     del all_columns
+    # an engine may give its documents' words and lines the ids encode_ordinary_batch gives,
+    # known from the documents' encoding (``span_columns``) where its pipeline allows
+    encode = getattr(tokenizer, "encode_parts", tokenizer.encode_ordinary_batch)
     own = Counter(whitespace_words("".join(texts)))
     if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         covered.clear()
     fresh = [word for word in own if word not in covered]
     if fresh:
         special = set(tokenizer.special_ids.values())
-        for word, ids in zip(fresh, tokenizer.encode_ordinary_batch(fresh)):
+        for word, ids in zip(fresh, encode(fresh)):
             covered[word] = len(ids) == 1 and ids[0] not in special
     for word, count in own.items():
         found.add_word(word, count, covered[word])
         counts["own_words"] += count
         counts["covered_words"] += count * covered[word]
     counts["lossless_lines"] = _lossless_lines(tokenizer, [line for doc in docs for line in doc],
-                                               memo.setdefault("lines", {}))
+                                               memo.setdefault("lines", {}), encode)
     found.counts.update(counts)
     return found
 
@@ -166,16 +169,18 @@ def _span(match) -> tuple[int, int]:
     return match.span()
 
 
-def _lossless_lines(tokenizer, lines: list[str], known: dict[str, bool]) -> int:
+def _lossless_lines(tokenizer, lines: list[str], known: dict[str, bool], encode=None) -> int:
     """Lines that decode back to themselves, each without its line end (every SentencePiece
     normalizer drops a newline, which would make every line lossy):
     ``line_text("a b\r\n") -> "a b"``. Each distinct line is checked once; ``known``
-    remembers the short ones (blank lines, code's repeated lines) between batches."""
+    remembers the short ones (blank lines, code's repeated lines) between batches; ``encode``
+    (``encode_ordinary_batch`` by default) gives the lines' ids."""
     counts = Counter(map(line_text, lines))
     if len(known) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         known.clear()
     fresh = [line for line in counts if line not in known]
-    decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
+    encode = encode or tokenizer.encode_ordinary_batch
+    decoded = tokenizer.decode_batch(encode(fresh)) if fresh else []
     checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
     known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
     return sum(count for line, count in counts.items()
