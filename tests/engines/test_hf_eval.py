@@ -5,10 +5,16 @@ pipeline makes them the same (and asked of the library where it does not)."""
 
 from __future__ import annotations
 
+import json
+import random
+
+import pytest
+
 from tests.engines.test_engines import KINDS
 from tests.engines.test_eval_fast import VARIED, docs_of
 from tokenizers_app.engines import read_engine_files
 from tokenizers_app.engines.hf import _one_byte_each
+from tokenizers_app.engines.hf_parts import LineParts, line_rule
 from tokenizers_app.engines.spans import span_columns
 
 
@@ -29,3 +35,126 @@ def test_llama_columns_equal_the_spread_spans_with_and_without_multibyte_fallbac
     assert any(engine.byte_ids.intersection(engine.encode_ordinary(doc)) for doc in docs)
     assert engine.span_columns(docs) == [span_columns(engine.token_spans(doc, ()))
                                          for doc in docs]
+
+
+TRICKY = ["first line\n  indented  twice \n", "\n", " starts with a space\nno_space\n",
+          "a ▁literal▁mark and  ▁ \r\nwindows line\r\n\n", "tabs\tonly\there\n \n",
+          "Café, naïve — 東京 x\n\u3000wide space\x01ctrl last\n", "▁\n▁x ▁\nend"]
+
+
+def _line_texts(docs: list[str]) -> list[str]:
+    from tokenizers_app.bpe.totals import line_text
+
+    return list(dict.fromkeys(line_text(line) for doc in docs
+                              for line in doc.splitlines(keepends=True)))
+
+
+@pytest.mark.parametrize("kind", ["llama-bpe", "bert-wordpiece", "unigram"])
+def test_lines_from_their_documents_equal_the_library(kind):
+    engine = read_engine_files(KINDS[kind]())
+    assert engine._parts is not None  # every kind here has a pipeline that allows it
+    docs = docs_of(VARIED) + TRICKY + ["x", " y z", ""]
+    lines = _line_texts(docs) + ["not a line of them", "word", " "]
+    asked = []
+    library = engine._parts.joined
+    engine._parts.joined = lambda texts: asked.extend(texts) or library(texts)
+    engine.span_columns(docs)
+    assert engine.encode_parts(lines) == engine.encode_ordinary_batch(lines)
+    assert "not a line of them" in asked  # not a line: asked whole
+    if kind == "bert-wordpiece":  # the documents' ids alone: only the strangers are asked
+        assert set(asked) == {"not a line of them", "word"}
+    else:  # a line is asked whole only when it has no two spaces (its first and last words)
+        assert [line for line in lines[:-3] if line.count(" ") >= 2 and line in asked] == []
+    assert engine.encode_parts(lines[::-1]) == engine.encode_ordinary_batch(lines[::-1])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("kind", ["llama-bpe", "bert-wordpiece", "unigram"])
+def test_lines_of_random_documents_equal_the_library(kind, seed):
+    """Documents of spaces, marks, tabs, carriage returns, newlines and a few letters in any
+    order: each line's ids from its document equal the library's."""
+    engine = read_engine_files(KINDS[kind]())
+    rng = random.Random(seed)
+    alphabet = [" ", " ", "▁", "\t", "\r", "\n", "\n", "a", "b", "the", "é", "東", ".", "\x01"]
+    docs = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 40)))
+            for _ in range(300)]
+    engine.span_columns(docs)
+    lines = _line_texts(docs)
+    assert engine.encode_parts(lines) == engine.encode_ordinary_batch(lines)
+    texts = [doc.replace("\n", "") for doc in docs]  # a word, a line, a line's first word
+    assert engine._parts.joined(texts) == engine.encode_ordinary_batch(texts)
+
+
+@pytest.mark.parametrize("change", [
+    lambda doc: doc.update(normalizer={"type": "Prepend", "prepend": "▁"}),
+    lambda doc: doc["added_tokens"].append({**doc["added_tokens"][0], "id": 10_000,
+                                            "content": "ab", "special": False}),
+    lambda doc: doc.update(truncation={"direction": "Right", "max_length": 5, "strategy":
+                                       "LongestFirst", "stride": 0}),
+    lambda doc: doc["pre_tokenizer"].update(split=False),
+])
+def test_a_pipeline_that_does_not_allow_it_asks_the_library_for_every_line(change):
+    doc = json.loads(KINDS["llama-bpe"]()["tokenizer.json"])
+    change(doc)
+    engine = read_engine_files({"tokenizer.json": json.dumps(doc).encode()})
+    assert engine._parts is None
+    docs = docs_of(VARIED) + TRICKY
+    engine.span_columns(docs)
+    lines = _line_texts(docs)
+    assert engine.encode_parts(lines) == engine.encode_ordinary_batch(lines)
+
+
+def test_the_rules_read_from_the_pipeline():
+    meta = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}
+    special = [{"content": "<s>", "special": True}]
+    assert line_rule({"pre_tokenizer": meta, "added_tokens": special}) == ("mark", "▁")
+    assert line_rule({"pre_tokenizer": {**meta, "split": False}}) is None
+    assert line_rule({"pre_tokenizer": meta, "normalizer": {"type": "Lowercase"}}) is None
+    assert line_rule({"pre_tokenizer": meta, "model": {"dropout": 0.1}}) is None
+    bert = {"pre_tokenizer": {"type": "BertPreTokenizer"}}
+    assert line_rule({**bert, "normalizer": {"type": "Sequence", "normalizers": [
+        {"type": "NFD"}, {"type": "Lowercase"}, {"type": "StripAccents"}]}}) == ("whitespace", "")
+    assert line_rule({**bert, "normalizer": {"type": "Sequence", "normalizers": [
+        {"type": "NFD"}, {"type": "Replace", "pattern": {"String": "\n"}, "content": "x"}]}}) \
+        is None
+    assert line_rule({**bert, "padding": {"length": 8}}) is None
+    assert line_rule({**bert, "added_tokens": [{"content": "ab", "special": False}]}) is None
+    assert line_rule({"pre_tokenizer": {"type": "ByteLevel"}}) is None
+    assert line_rule({"pre_tokenizer": None}) is None
+
+
+def test_a_document_whose_starts_are_out_of_order_is_not_used():
+    asked = []
+    parts = LineParts(("whitespace", ""), None, lambda texts: [[9]] * len(texts))
+    parts.joined = lambda texts: asked.extend(texts) or [[9]] * len(texts)
+    parts.remember(["a b\nc\n", "d e\n"], [[1, 2, 3], [4, 5]], [None, [0, 2]])
+    assert parts.encode(["a b", "c", "d e"]) == [[9], [9], [4, 5]]
+    assert asked == ["a b", "c"]
+
+
+WORDS = ["the", "The", "", "▁", "a▁b", "▁x", " y", "  z", "東京", "café", "\x01", "<s>", "</s>",
+         "[CLS]", "[UNK]", "ab" * 80, "don't", "U.S.A.", "🍕", "\u200bzero", "e\u0301"]
+
+
+@pytest.mark.parametrize("kind", ["llama-bpe", "bert-wordpiece", "unigram"])
+def test_texts_joined_in_one_call_get_their_ids_alone(kind):
+    engine = read_engine_files(KINDS[kind]())
+    texts = WORDS + sorted(set(VARIED.split())) + _line_texts(TRICKY)
+    assert engine._parts.joined(texts) == engine.encode_ordinary_batch(texts)
+    assert engine._parts.joined(texts[::-1]) == engine.encode_ordinary_batch(texts[::-1])
+
+
+def test_joined_texts_are_asked_one_by_one_when_the_library_refuses_or_misorders():
+    class Encoding:
+        ids, offsets = [1, 2], [(3, 4), (0, 1)]
+
+    class Library:
+        def encode(self, text, add_special_tokens):
+            if "bad" in text:
+                raise ValueError("cannot")
+            return Encoding()
+
+    one_by_one = lambda texts: [[len(text)] for text in texts]  # noqa: E731
+    parts = LineParts(("mark", "▁"), Library(), one_by_one)
+    assert parts.joined(["a", "bad"]) == [[1], [3]]
+    assert parts.joined(["a", "b"]) == [[1], [1]]  # offsets out of order

@@ -1,0 +1,153 @@
+"""The ids of a document's lines, known from the document's own encoding, for the Hugging Face
+engine's evaluation (``HFEngine.encode_parts``): the lossless rate decodes each distinct line
+alone, and encoding them all again costs as much as encoding the corpus.
+
+The library encodes a text in steps: the normalizer, the pre-tokenizer cutting the normalized
+text into words, then the model encoding each word alone (BPE, WordPiece, Unigram and
+WordLevel all do). Where a line's words are words of its document too, the line's ids of those
+words are the document's ids at the same place. Two pipelines are known to allow it (any other
+is asked of the library, text by text):
+
+- ``"whitespace"``: a pre-tokenizer that cuts at every whitespace character and drops it
+  (``BertPreTokenizer``, ``Whitespace``, ``WhitespaceSplit``) behind no normalizer or one that
+  maps each character alone (``BertNormalizer``, ``Lowercase``, ``NFD``, ``NFKD``,
+  ``StripAccents``): a line ends at a newline, so its ids are its document's ids that start
+  inside it;
+- ``"mark"``: ``Metaspace`` with ``split`` and no normalizer: each space (and each literal
+  mark ``▁``) starts a word, and the text is marked at its start as the library's prepend
+  scheme says; a line's words between its first and last space are its document's words, its
+  first word (when the line does not start its document) and its last word are encoded alone
+  (``encode(" last")`` is ``▁last`` as in the line: a text starting with the mark is not marked
+  again).
+
+Neither applies when the file truncates or pads, has a BPE dropout, or has an added token that
+is not special (special-token text is plain text here: ``encode_special_tokens``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from itertools import accumulate, repeat
+from operator import itemgetter, le
+
+WHITESPACE_CUTS = ("BertPreTokenizer", "Whitespace", "WhitespaceSplit")
+CHARACTER_NORMALIZERS = ("BertNormalizer", "Lowercase", "NFD", "NFKD", "StripAccents")
+
+
+def line_rule(doc: dict) -> tuple[str, str] | None:
+    """``("whitespace", "")``, ``("mark", "▁")`` or ``None`` (see the module) for a
+    ``tokenizer.json``'s content."""
+    model = doc.get("model") or {}
+    if doc.get("truncation") or doc.get("padding") or model.get("dropout"):
+        return None
+    if any(not token.get("special") for token in doc.get("added_tokens") or []):
+        return None
+    normalizer, pre = doc.get("normalizer"), doc.get("pre_tokenizer") or {}
+    if pre.get("type") in WHITESPACE_CUTS and _character_local(normalizer):
+        return "whitespace", ""
+    if pre.get("type") == "Metaspace" and pre.get("split", True) and normalizer is None:
+        mark = pre.get("replacement", "▁")
+        joinable = pre.get("prepend_scheme") in ("always", "first")  # "w" alone is "▁w"
+        return ("mark", mark) if len(mark) == 1 and joinable else None
+    return None
+
+
+def _character_local(normalizer: dict | None) -> bool:
+    if normalizer is None:
+        return True
+    if normalizer.get("type") == "Sequence":
+        return all(map(_character_local, normalizer.get("normalizers") or [None]))
+    return normalizer.get("type") in CHARACTER_NORMALIZERS
+
+
+class LineParts:
+    """The documents last encoded (``remember``) and ``encode``: ``encode_batch(texts)``'s
+    ids, a line of those documents from their ids where ``rule`` allows."""
+
+    def __init__(self, rule: tuple[str, str], library, encode_batch):
+        self.kind, self.mark = rule
+        self.library, self.encode_batch = library, encode_batch
+        self.docs: list[tuple[str, list[int], list[int] | None]] = []
+        self.places: dict[str, tuple[int, int]] | None = None
+
+    def remember(self, texts: list[str], ids: list[list[int]],
+                 starts: list[list[int] | None]) -> None:
+        """Each document's text, ids and tokens' start characters, in order (``None``: not in
+        order, the document is not used)."""
+        self.docs = list(zip(texts, ids, starts))
+        self.places = None
+
+    def encode(self, texts: list[str]) -> list[list[int]]:
+        if self.places is None:
+            self.places = _line_places(self.docs)
+        plans = list(map(self._plan, texts))
+        wanted: dict[str, None] = {}
+        for plan in plans:
+            if plan.__class__ is str:
+                wanted[plan] = None
+            elif plan.__class__ is tuple:
+                wanted[plan[0]] = wanted[plan[2]] = None
+        fresh = list(wanted)
+        asked = dict(zip(fresh, self.joined(fresh))) if fresh else {}
+        return [asked[plan] if plan.__class__ is str else plan if plan.__class__ is list else
+                asked[plan[0]] + plan[1] + asked[plan[2]] for plan in plans]
+
+    def joined(self, texts: list[str]) -> list[list[int]]:
+        """``encode_batch(texts)`` in one call of the library: the texts joined, each after a
+        newline (``"whitespace"``) or a space (``"mark"``: unless it starts with one or with the
+        mark, or is empty), so each is a word or words of its own and is marked as alone;
+        each text's ids are those that start inside it. ``encode_batch`` when the library
+        refuses the text or its offsets are out of order."""
+        if self.kind == "whitespace":
+            parts = ["\n" + text for text in texts]
+        else:
+            starting = (" ", self.mark)
+            parts = [text if not text or text[0] in starting else " " + text for text in texts]
+        try:
+            encoding = self.library.encode("".join(parts), add_special_tokens=False)
+        except Exception:  # the library's own error: asked text by text, to name the text
+            return self.encode_batch(texts)
+        ids, starts = encoding.ids, list(map(itemgetter(0), encoding.offsets))
+        if not all(map(le, starts, starts[1:])):
+            return self.encode_batch(texts)
+        cuts = list(map(bisect_left, repeat(starts), accumulate(map(len, parts), initial=0)))
+        return list(map(ids.__getitem__, map(slice, cuts, cuts[1:])))
+
+    def _plan(self, text: str):
+        """How ``text``'s ids are found: a text to encode alone (``text`` itself), its ids from
+        its document (a list), or ``(first, ids, last)``: the ids of the text ``first``, the
+        document's ids, the ids of the text ``last``."""
+        place = self.places.get(text)
+        if place is None:
+            return text
+        doc, at = place
+        _, ids, starts = self.docs[doc]
+        if self.kind == "whitespace":
+            return ids[bisect_left(starts, at):bisect_left(starts, at + len(text))]
+        first = text.find(" ")
+        marked = text.find(self.mark)
+        first = marked if first < 0 or 0 <= marked < first else first
+        if first < 0:
+            return text
+        last = max(text.rfind(" "), text.rfind(self.mark))
+        middle = ids[bisect_left(starts, at + first if at else 0):bisect_left(starts, at + last)]
+        return text[:first] if at else "", middle, text[last:]
+
+
+def _line_places(docs: list[tuple[str, list[int], list[int]]]) -> dict[str, tuple[int, int]]:
+    """Each line text (``totals.line_text``: without ``\\n`` or ``\\r\\n``) of the documents:
+    ``(document, character where it starts)``, its first place."""
+    places: dict[str, tuple[int, int]] = {}
+    for number, (text, _, starts) in enumerate(docs):
+        if starts is None:
+            continue
+        at = 0
+        *whole, tail = text.split("\n")
+        for line in whole:
+            key = line[:-1] if line.endswith("\r") else line
+            if key not in places:
+                places[key] = (number, at)
+            at += len(line) + 1
+        if tail and tail not in places:
+            places[tail] = (number, at)
+    return places
