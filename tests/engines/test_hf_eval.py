@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -83,6 +84,9 @@ def test_lines_of_random_documents_equal_the_library(kind, seed):
     assert engine.encode_parts(lines) == engine.encode_ordinary_batch(lines)
     texts = [doc.replace("\n", "") for doc in docs]  # a word, a line, a line's first word
     assert engine._parts.joined(texts) == engine.encode_ordinary_batch(texts)
+    pieces = list(dict.fromkeys(piece for doc in docs for piece in re.split("[ \n]", doc)))
+    words = pieces + [" " + piece for piece in pieces] + ["▁" + piece for piece in pieces]
+    assert engine.encode_parts(words) == engine.encode_ordinary_batch(words)
 
 
 @pytest.mark.parametrize("change", [
@@ -158,3 +162,18 @@ def test_joined_texts_are_asked_one_by_one_when_the_library_refuses_or_misorders
     parts = LineParts(("mark", "▁"), Library(), one_by_one)
     assert parts.joined(["a", "bad"]) == [[1], [3]]
     assert parts.joined(["a", "b"]) == [[1], [1]]  # offsets out of order
+
+
+@pytest.mark.parametrize("kind", ["llama-bpe", "bert-wordpiece", "unigram"])
+def test_words_from_their_documents_equal_the_library(kind):
+    """A word (or a line's first or last word) that stands between spaces in a document has
+    its ids from there; one that does not (at a line's end) is encoded."""
+    engine = read_engine_files(KINDS[kind]())
+    docs = docs_of(VARIED) + TRICKY
+    engine.span_columns(docs)
+    words = sorted(set(" ".join(docs).split())) + WORDS + [" the", "▁the", " ", "▁", " ▁x"]
+    asked = []
+    library = engine._parts.joined
+    engine._parts.joined = lambda texts: asked.extend(texts) or library(texts)
+    assert engine.encode_parts(words) == engine.encode_ordinary_batch(words)
+    assert "quick" not in asked and "brown" not in asked and 0 < len(asked) < len(words) / 2

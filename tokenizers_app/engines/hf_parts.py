@@ -31,6 +31,7 @@ from itertools import accumulate, repeat
 from operator import itemgetter, le
 
 WHITESPACE_CUTS = ("BertPreTokenizer", "Whitespace", "WhitespaceSplit")
+HARD_SPACES = str.maketrans("\t\r\n", "   ")  # where a whitespace-cutting pipeline cuts
 CHARACTER_NORMALIZERS = ("BertNormalizer", "Lowercase", "NFD", "NFKD", "StripAccents")
 
 
@@ -69,17 +70,19 @@ class LineParts:
         self.library, self.encode_batch = library, encode_batch
         self.docs: list[tuple[str, list[int], list[int] | None]] = []
         self.places: dict[str, tuple[int, int]] | None = None
+        self.pieces: dict[str, tuple[int, int]] | None = None
 
     def remember(self, texts: list[str], ids: list[list[int]],
                  starts: list[list[int] | None]) -> None:
         """Each document's text, ids and tokens' start characters, in order (``None``: not in
         order, the document is not used)."""
         self.docs = list(zip(texts, ids, starts))
-        self.places = None
+        self.places = self.pieces = None
 
     def encode(self, texts: list[str]) -> list[list[int]]:
         if self.places is None:
             self.places = _line_places(self.docs)
+            self.pieces = _piece_places(self.docs, self.kind)
         plans = list(map(self._plan, texts))
         wanted: dict[str, None] = {}
         for plan in plans:
@@ -87,8 +90,10 @@ class LineParts:
                 wanted[plan] = None
             elif plan.__class__ is tuple:
                 wanted[plan[0]] = wanted[plan[2]] = None
-        fresh = list(wanted)
-        asked = dict(zip(fresh, self.joined(fresh))) if fresh else {}
+        asked = {text: ids for text, ids in zip(wanted, map(self._piece, wanted))
+                 if ids is not None}
+        fresh = [text for text in wanted if text not in asked]
+        asked.update(zip(fresh, self.joined(fresh)) if fresh else ())
         return [asked[plan] if plan.__class__ is str else plan if plan.__class__ is list else
                 asked[plan[0]] + plan[1] + asked[plan[2]] for plan in plans]
 
@@ -113,6 +118,25 @@ class LineParts:
         cuts = list(map(bisect_left, repeat(starts), accumulate(map(len, parts), initial=0)))
         return list(map(ids.__getitem__, map(slice, cuts, cuts[1:])))
 
+    def _piece(self, text: str) -> list[int] | None:
+        """The ids of a text without a space or a newline (a word, a line's first or last
+        word) from a place of the documents where it stands between spaces (``"mark"``) or any
+        of space, tab, carriage return and newline (``"whitespace"``), or the documents' ends:
+        its word there is its word alone (``" w"``, ``"▁w"`` and ``"w"`` are all ``▁w`` when
+        marked alone); ``None`` when it stands nowhere so."""
+        key = text
+        if self.kind == "mark":
+            key = text[1:] if text[:1] in (" ", self.mark) else text
+            if not key or key[0] == self.mark:  # (" ▁w" is "▁", "▁w")
+                return None
+        place = self.pieces.get(key)
+        if place is None:
+            return None
+        doc, at = place
+        _, ids, starts = self.docs[doc]
+        low = at - 1 if at and self.kind == "mark" else at  # (from the space's ▁)
+        return ids[bisect_left(starts, low):bisect_left(starts, at + len(key))]
+
     def _plan(self, text: str):
         """How ``text``'s ids are found: a text to encode alone (``text`` itself), its ids from
         its document (a list), or ``(first, ids, last)``: the ids of the text ``first``, the
@@ -135,19 +159,32 @@ class LineParts:
 
 
 def _line_places(docs: list[tuple[str, list[int], list[int]]]) -> dict[str, tuple[int, int]]:
-    """Each line text (``totals.line_text``: without ``\\n`` or ``\\r\\n``) of the documents:
-    ``(document, character where it starts)``, its first place."""
+    """Each line text (``totals.line_text``: without ``\n`` or ``\r\n``) of the documents:
+    ``(document, character where it starts)``, one of its places."""
     places: dict[str, tuple[int, int]] = {}
     for number, (text, _, starts) in enumerate(docs):
         if starts is None:
             continue
-        at = 0
-        *whole, tail = text.split("\n")
-        for line in whole:
-            key = line[:-1] if line.endswith("\r") else line
-            if key not in places:
-                places[key] = (number, at)
-            at += len(line) + 1
-        if tail and tail not in places:
-            places[tail] = (number, at)
+        lines = text.split("\n")
+        if "\r" in text:  # (the last line keeps its "\r": no "\n" follows it)
+            lines[:-1] = [line[:-1] if line.endswith("\r") else line for line in lines[:-1]]
+            ends = [len(line) + 1 for line in text.split("\n")]
+        else:
+            ends = map((1).__add__, map(len, lines))
+        places.update(zip(lines, zip(repeat(number), accumulate(ends, initial=0))))
+    return places
+
+
+def _piece_places(docs: list[tuple[str, list[int], list[int]]],
+                  kind: str) -> dict[str, tuple[int, int]]:
+    """Each text between two spaces (``"mark"``) or two of space, tab, carriage return and
+    newline (``"whitespace"``), or a document's ends: ``(document, character where it
+    starts)``, one of its places."""
+    places: dict[str, tuple[int, int]] = {}
+    for number, (text, _, starts) in enumerate(docs):
+        if starts is None:
+            continue
+        pieces = (text.translate(HARD_SPACES) if kind == "whitespace" else text).split(" ")
+        ends = map((1).__add__, map(len, pieces))
+        places.update(zip(pieces, zip(repeat(number), accumulate(ends, initial=0))))
     return places
