@@ -71,6 +71,7 @@ class LineParts:
         self.docs: list[tuple[str, list[int], list[int] | None]] = []
         self.places: dict[str, tuple[int, int]] | None = None
         self.pieces: dict[str, tuple[int, int]] | None = None
+        self.known: dict[str, list[int]] = {}
 
     def remember(self, texts: list[str], ids: list[list[int]],
                  starts: list[list[int] | None]) -> None:
@@ -78,6 +79,7 @@ class LineParts:
         order, the document is not used)."""
         self.docs = list(zip(texts, ids, starts))
         self.places = self.pieces = None
+        self.known: dict[str, list[int]] = {}
 
     def encode(self, texts: list[str]) -> list[list[int]]:
         if self.places is None:
@@ -90,10 +92,14 @@ class LineParts:
                 wanted[plan] = None
             elif plan.__class__ is tuple:
                 wanted[plan[0]] = wanted[plan[2]] = None
-        asked = {text: ids for text, ids in zip(wanted, map(self._piece, wanted))
-                 if ids is not None}
-        fresh = [text for text in wanted if text not in asked]
-        asked.update(zip(fresh, self.joined(fresh)) if fresh else ())
+        keys = dict(zip(wanted, map(self._key, wanted)))
+        known = self.known
+        fresh = list(dict.fromkeys(key for key in keys.values() if key not in known))
+        found = dict(zip(fresh, map(self._piece, fresh)))
+        fresh = [key for key, ids in found.items() if ids is None]
+        found.update(zip(fresh, self.joined(fresh)) if fresh else ())
+        known.update(found)  # (for the next call on the same documents: words, then lines)
+        asked = {text: known[key] for text, key in keys.items()}
         return [asked[plan] if plan.__class__ is str else plan if plan.__class__ is list else
                 asked[plan[0]] + plan[1] + asked[plan[2]] for plan in plans]
 
@@ -118,17 +124,23 @@ class LineParts:
         cuts = list(map(bisect_left, repeat(starts), accumulate(map(len, parts), initial=0)))
         return list(map(ids.__getitem__, map(slice, cuts, cuts[1:])))
 
+    def _key(self, text: str) -> str:
+        """The text whose ids ``text`` has: ``" w"`` and ``"▁w"`` are both ``▁w`` when marked
+        alone, as ``"w"`` is (``"mark"``), unless ``w`` is empty or starts with a space or the
+        mark."""
+        if self.kind == "mark" and text[:1] in (" ", self.mark) \
+                and text[1:2] not in ("", " ", self.mark):
+            return text[1:]
+        return text
+
     def _piece(self, text: str) -> list[int] | None:
         """The ids of a text without a space or a newline (a word, a line's first or last
         word) from a place of the documents where it stands between spaces (``"mark"``) or any
         of space, tab, carriage return and newline (``"whitespace"``), or the documents' ends:
-        its word there is its word alone (``" w"``, ``"▁w"`` and ``"w"`` are all ``▁w`` when
-        marked alone); ``None`` when it stands nowhere so."""
+        its word there is its word alone; ``None`` when it stands nowhere so."""
         key = text
-        if self.kind == "mark":
-            key = text[1:] if text[:1] in (" ", self.mark) else text
-            if not key or key[0] == self.mark:  # (" ▁w" is "▁", "▁w")
-                return None
+        if self.kind == "mark" and key[:1] in ("", " ", self.mark):
+            return None  # ("▁w" stands after a space or a mark, not between them)
         place = self.pieces.get(key)
         if place is None:
             return None
