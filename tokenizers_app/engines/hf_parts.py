@@ -1,6 +1,7 @@
-"""The ids of a document's lines, known from the document's own encoding, for the Hugging Face
-engine's evaluation (``HFEngine.encode_parts``): the lossless rate decodes each distinct line
-alone, and encoding them all again costs as much as encoding the corpus.
+"""The ids of a document's lines and words, known from the document's own encoding, for the
+Hugging Face engine's evaluation (``HFEngine.encode_parts``): the lossless rate decodes each
+distinct line alone and the word coverage encodes each distinct word alone, and asking the
+library for them all again costs more than encoding the corpus.
 
 The library encodes a text in steps: the normalizer, the pre-tokenizer cutting the normalized
 text into words, then the model encoding each word alone (BPE, WordPiece, Unigram and
@@ -12,16 +13,19 @@ is asked of the library, text by text):
   (``BertPreTokenizer``, ``Whitespace``, ``WhitespaceSplit``) behind no normalizer or one that
   maps each character alone (``BertNormalizer``, ``Lowercase``, ``NFD``, ``NFKD``,
   ``StripAccents``): a line ends at a newline, so its ids are its document's ids that start
-  inside it;
-- ``"mark"``: ``Metaspace`` with ``split`` and no normalizer: each space (and each literal
-  mark ``▁``) starts a word, and the text is marked at its start as the library's prepend
-  scheme says; a line's words between its first and last space are its document's words, its
-  first word (when the line does not start its document) and its last word are encoded alone
-  (``encode(" last")`` is ``▁last`` as in the line: a text starting with the mark is not marked
-  again).
+  inside it; a word standing between spaces, tabs, carriage returns or newlines has the ids
+  that start inside it;
+- ``"mark"``: ``Metaspace`` with ``split``, a prepend scheme ``always`` or ``first`` and no
+  normalizer: each space (and each literal mark ``▁``) starts a word, and a text is marked at
+  its start unless it starts with the mark (``"w"``, ``" w"`` and ``"▁w"`` are all ``▁w``); a
+  line's words between its first and last space are its document's words; its first word
+  (unless the line starts its document) and its last word, and a word, have the ids of a place
+  where they stand between two spaces (from the space before), or are encoded.
 
-Neither applies when the file truncates or pads, has a BPE dropout, or has an added token that
-is not special (special-token text is plain text here: ``encode_special_tokens``).
+What is left is encoded in one library call (``LineParts.joined``): the texts joined, each
+after a newline or a space, which the pipeline cuts at as it would at the text's ends. Neither
+rule applies when the file truncates or pads, has a BPE dropout, or has an added token that is
+not special (special-token text is plain text here: ``encode_special_tokens``).
 """
 
 from __future__ import annotations
@@ -63,7 +67,8 @@ def _character_local(normalizer: dict | None) -> bool:
 
 class LineParts:
     """The documents last encoded (``remember``) and ``encode``: ``encode_batch(texts)``'s
-    ids, a line of those documents from their ids where ``rule`` allows."""
+    ids, the lines and words of those documents from their ids where ``rule`` allows (the
+    same ids may be one list for two texts: read them, do not change them)."""
 
     def __init__(self, rule: tuple[str, str], library, encode_batch):
         self.kind, self.mark = rule
