@@ -89,18 +89,20 @@ class LineParts:
     def encode(self, texts: list[str]) -> list[list[int]]:
         if self.places is None:
             self.places = _line_places(self.docs)
-            self.pieces = _piece_places(self.docs, self.kind)
-        plans = list(map(self._plan, texts))
+            self.pieces = _piece_places(self.docs, self.kind, self.mark)
+        plans = [text if place is None else self._plan(text, place)
+                 for text, place in zip(texts, map(self.places.get, texts))]
         wanted: dict[str, None] = {}
         for plan in plans:
             if plan.__class__ is str:
                 wanted[plan] = None
             elif plan.__class__ is tuple:
                 wanted[plan[0]] = wanted[plan[2]] = None
-        keys = dict(zip(wanted, map(self._key, wanted)))
+        keys = dict(zip(wanted, map(self._key, wanted) if self.kind == "mark" else wanted))
         known = self.known
         fresh = list(dict.fromkeys(key for key in keys.values() if key not in known))
-        found = dict(zip(fresh, map(self._piece, fresh)))
+        found = {key: None if place is None else self._piece(key, place)
+                 for key, place in zip(fresh, map(self.pieces.get, fresh))}
         fresh = [key for key, ids in found.items() if ids is None]
         found.update(zip(fresh, self.joined(fresh)) if fresh else ())
         known.update(found)  # (for the next call on the same documents: words, then lines)
@@ -138,29 +140,20 @@ class LineParts:
             return text[1:]
         return text
 
-    def _piece(self, text: str) -> list[int] | None:
+    def _piece(self, key: str, place: tuple[int, int]) -> list[int]:
         """The ids of a text without a space or a newline (a word, a line's first or last
-        word) from a place of the documents where it stands between spaces (``"mark"``) or any
-        of space, tab, carriage return and newline (``"whitespace"``), or the documents' ends:
-        its word there is its word alone; ``None`` when it stands nowhere so."""
-        key = text
-        if self.kind == "mark" and key[:1] in ("", " ", self.mark):
-            return None  # ("▁w" stands after a space or a mark, not between them)
-        place = self.pieces.get(key)
-        if place is None:
-            return None
+        word) from a place of the documents (``_piece_places``) where it stands between spaces
+        (``"mark"``) or any of space, tab, carriage return and newline (``"whitespace"``), or
+        the documents' ends: its word there is its word alone."""
         doc, at = place
         _, ids, starts = self.docs[doc]
         low = at - 1 if at and self.kind == "mark" else at  # (from the space's ▁)
         return ids[bisect_left(starts, low):bisect_left(starts, at + len(key))]
 
-    def _plan(self, text: str):
-        """How ``text``'s ids are found: a text to encode alone (``text`` itself), its ids from
-        its document (a list), or ``(first, ids, last)``: the ids of the text ``first``, the
-        document's ids, the ids of the text ``last``."""
-        place = self.places.get(text)
-        if place is None:
-            return text
+    def _plan(self, text: str, place: tuple[int, int]):
+        """How the ids of ``text``, a line at ``place``, are found: a text to encode alone
+        (``text`` itself), its ids from its document (a list), or ``(first, ids, last)``: the
+        ids of the text ``first``, the document's ids, the ids of the text ``last``."""
         doc, at = place
         _, ids, starts = self.docs[doc]
         if self.kind == "whitespace":
@@ -192,8 +185,8 @@ def _line_places(docs: list[tuple[str, list[int], list[int]]]) -> dict[str, tupl
     return places
 
 
-def _piece_places(docs: list[tuple[str, list[int], list[int]]],
-                  kind: str) -> dict[str, tuple[int, int]]:
+def _piece_places(docs: list[tuple[str, list[int], list[int]]], kind: str,
+                  mark: str) -> dict[str, tuple[int, int]]:
     """Each text between two spaces (``"mark"``) or two of space, tab, carriage return and
     newline (``"whitespace"``), or a document's ends: ``(document, character where it
     starts)``, one of its places."""
@@ -202,6 +195,11 @@ def _piece_places(docs: list[tuple[str, list[int], list[int]]],
         if starts is None:
             continue
         pieces = (text.translate(HARD_SPACES) if kind == "whitespace" else text).split(" ")
+        keys = pieces
+        if kind == "mark" and mark in text:  # ("▁w" after a space is "▁", "▁w": not "w")
+            keys = ["" if piece[:1] == mark else piece for piece in pieces]
         ends = map((1).__add__, map(len, pieces))
-        places.update(zip(pieces, zip(repeat(number), accumulate(ends, initial=0))))
+        places.update(zip(keys, zip(repeat(number), accumulate(ends, initial=0))))
+    if kind == "mark":
+        places.pop("", None)  # ("" is no word; " " between two spaces is "▁")
     return places
