@@ -177,3 +177,28 @@ def test_words_from_their_documents_equal_the_library(kind):
     engine._parts.joined = lambda texts: asked.extend(texts) or library(texts)
     assert engine.encode_parts(words) == engine.encode_ordinary_batch(words)
     assert "quick" not in asked and "brown" not in asked and 0 < len(asked) < len(words) / 2
+
+
+@pytest.mark.parametrize("kind", ["llama-bpe", "bert-wordpiece", "unigram"])
+def test_totals_equal_the_plain_path_without_any_fast_path(kind):
+    """``documents_totals`` with the engine's ``span_columns`` and ``encode_parts`` equals it
+    without either (every line and word asked of ``encode_ordinary_batch``), over two batches
+    sharing one memo."""
+    from tokenizers_app.engines.evaluation import documents, documents_totals
+
+    engine = read_engine_files(KINDS[kind]())
+
+    class Plain:
+        def __getattr__(self, name):
+            if name in ("span_columns", "encode_parts"):
+                raise AttributeError(name)
+            return getattr(engine, name)
+
+    text = VARIED + "\n\n" + "".join(TRICKY) + "\n\n" + VARIED.upper()
+    docs = list(documents(text.splitlines(keepends=True)))
+    fast_memo, plain_memo = {}, {}
+    for batch in (docs[: len(docs) // 2], docs[len(docs) // 2:]):
+        fast = documents_totals(engine, batch, fast_memo)
+        plain = documents_totals(Plain(), batch, plain_memo)
+        assert fast.comparable() == plain.comparable()
+        assert fast.counts["own_words"] > 10 and fast.counts["lines"] > 5
