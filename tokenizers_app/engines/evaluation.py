@@ -123,6 +123,9 @@ def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -
                           words=len(words), split_words=count_split_words(words, starts, ends))
             _rare_chars(tokenizer, data, ids, starts, ends, counts)
     del all_columns
+    # an engine may give its documents' words and lines the ids encode_ordinary_batch gives,
+    # known from the documents' encoding (``span_columns``) where its pipeline allows
+    encode = getattr(tokenizer, "encode_parts", tokenizer.encode_ordinary_batch)
     joined = "".join(texts)
     own = Counter(joined.split() if not _ODD_SPACE.search(joined)
                   else whitespace_words(joined))  # (``str.split`` also cuts at \x1c-\x1f)
@@ -131,13 +134,13 @@ def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -
     fresh = [word for word in own if word not in covered]
     if fresh:
         special = set(tokenizer.special_ids.values())
-        for word, ids in zip(fresh, tokenizer.encode_ordinary_batch(fresh)):
+        for word, ids in zip(fresh, encode(fresh)):
             covered[word] = len(ids) == 1 and ids[0] not in special
     found.words = {word: [count, covered[word]] for word, count in own.items()}
     counts["own_words"] += sum(own.values())
     counts["covered_words"] += sum(map(own.__getitem__, filter(covered.__getitem__, own)))
     counts["lossless_lines"] = _lossless_lines(tokenizer, line_counts(joined),
-                                               memo.setdefault("lines", {}))
+                                               memo.setdefault("lines", {}), encode)
     found.counts.update(counts)
     return found
 
@@ -229,12 +232,13 @@ def line_counts(text: str) -> Counter:
     return counts
 
 
-def _lossless_lines(tokenizer, counts: Counter, known: dict[str, bool]) -> int:
+def _lossless_lines(tokenizer, counts: Counter, known: dict[str, bool], encode=None) -> int:
     """Lines that decode back to themselves, each without its line end (every SentencePiece
     normalizer drops a newline, which would make every line lossy):
     ``line_text("a b\r\n") -> "a b"``. Each distinct line is checked once; ``known``
     remembers the short ones (blank lines, code's repeated lines) between batches; ``counts``
-    from ``line_counts``."""
+    from ``line_counts``; ``encode`` (``encode_ordinary_batch`` by default) gives the lines'
+    ids."""
     if len(known) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         known.clear()
     fresh = [line for line in counts if line not in known]
@@ -242,7 +246,8 @@ def _lossless_lines(tokenizer, counts: Counter, known: dict[str, bool]) -> int:
     if check and fresh:
         checked = dict(zip(fresh, check(fresh)))
     else:
-        decoded = tokenizer.decode_batch(tokenizer.encode_ordinary_batch(fresh)) if fresh else []
+        encode = encode or tokenizer.encode_ordinary_batch
+        decoded = tokenizer.decode_batch(encode(fresh)) if fresh else []
         checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
     known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
     return sum(count for line, count in counts.items()

@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, le, lt, sub
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from ..errors import Unencodable
+from .hf_parts import LineParts, line_rule
 from .library import LibraryEngine
 from .spans import char_to_byte_offsets, span_columns, tidy_columns, tidy_spans, with_ids
 
@@ -54,6 +56,9 @@ class HFEngine(LibraryEngine):
         model = doc.get("model") or {}
         self.model_type = model.get("type", "")
         self.pattern = describe(doc)
+        rule = line_rule(doc)
+        self._parts = (LineParts(rule, self._ordinary, self.encode_ordinary_batch) if rule
+                       else None)
         pieces = self._special.get_vocab(with_added_tokens=True)
         _check_ids(json.loads(data).get("model") or {}, pieces)  # as given: the library dedups
         self.vocab = {token_id: piece.encode() for piece, token_id in pieces.items()}
@@ -132,22 +137,37 @@ class HFEngine(LibraryEngine):
 
     def span_columns(self, texts: list[str]) -> list[tuple[list, list, list]]:
         """``evaluation.span_columns(token_spans(text, ()))`` for each text, built as columns
-        (no tuple per token) where no byte piece needs spreading."""
-        found = []
+        (no tuple per token) where no byte piece needs spreading; the texts and their ids are
+        kept for ``encode_parts`` (until the next call)."""
+        found, char_starts = [], []
         for text in texts:
             encoding = self._encode(self._ordinary, text)
-            ids = encoding.ids
-            if not self.byte_ids.isdisjoint(ids):
-                found.append(span_columns(self._spans_of(text, encoding, 0)))
-                continue
-            offsets = encoding.offsets
-            starts, ends = list(map(itemgetter(0), offsets)), list(map(itemgetter(1), offsets))
-            if not text.isascii():
+            ids, offsets = encoding.ids, encoding.offsets
+            chars, ends = list(map(itemgetter(0), offsets)), list(map(itemgetter(1), offsets))
+            if text.isascii():  # (an ASCII text's characters are its bytes)
+                starts, before = chars[:], chars
+            else:
                 to_bytes = char_to_byte_offsets(text)
-                starts = list(map(to_bytes.__getitem__, starts))
+                starts = list(map(to_bytes.__getitem__, chars))
                 ends = list(map(to_bytes.__getitem__, ends))
+                before = starts[:]
+            if not self.byte_ids.isdisjoint(ids) and not _one_byte_each(
+                    ids, starts, ends, self.byte_ids):
+                found.append(span_columns(self._spans_of(text, encoding, 0)))
+                char_starts.append(chars if all(map(le, chars, chars[1:])) else None)
+                continue
             found.append((ids, *tidy_columns(starts, ends)))
+            # tidying leaves the starts as they were only when they were in order already
+            char_starts.append(chars if starts == before or all(map(le, chars, chars[1:]))
+                               else None)
+        if self._parts:
+            self._parts.remember(texts, [ids for ids, _, _ in found], char_starts)
         return found
+
+    def encode_parts(self, texts: list[str]) -> list[list[int]]:
+        """``encode_ordinary_batch(texts)``: the lines of the documents last given to
+        ``span_columns`` from their ids where the pipeline allows (``hf_parts``)."""
+        return self._parts.encode(texts) if self._parts else self.encode_ordinary_batch(texts)
 
     def _spans_of(self, text: str, encoding, offset: int) -> list[tuple[int, int, int]]:
         ids, spans = encoding.ids, encoding.offsets
@@ -166,6 +186,16 @@ class HFEngine(LibraryEngine):
 
     def __repr__(self) -> str:
         return f"HFEngine({self.model_type}, vocab_size={self.vocab_size})"
+
+
+def _one_byte_each(ids: list[int], starts: list[int], ends: list[int], byte_ids) -> bool:
+    """Whether the byte pieces' spans are one byte each, each starting after the previous
+    one's start (an ASCII text's fallback bytes, a newline's ``<0x0A>``): then
+    ``spans.tidy_spans``'s spreading of byte runs changes nothing (a run spanning as many bytes
+    as it has pieces already gives each piece its own byte, in order)."""
+    chosen = list(map(byte_ids.__contains__, ids))
+    low, high = list(compress(starts, chosen)), list(compress(ends, chosen))
+    return all(map((1).__eq__, map(sub, high, low))) and all(map(lt, low, low[1:]))
 
 
 def describe(doc: dict) -> str:
