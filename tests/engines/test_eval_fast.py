@@ -90,3 +90,20 @@ def test_a_full_memo_is_emptied_before_it_is_read(kind, monkeypatch):
     rest = documents_totals(engine, docs[2:], memo)
     assert first.merge(rest).comparable() == whole.comparable()
     assert again.counts["lossless_lines"] > 0
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_batch_columns_are_the_span_columns_joined(kind):
+    """Every library kind's ``batch_columns``: each text's ``span_columns``, its byte spans
+    moved to where the text starts in the texts joined."""
+    engine = read_engine_files(KINDS[kind]())
+    docs = docs_of(VARIED) + ["", "\n", " ", "☃", "\x01"]
+    id_lists, ids, starts, ends, places = engine.batch_columns(docs)
+    assert places == [sum(len(doc.encode()) for doc in docs[:k]) for k in range(len(docs))]
+    joined = ([], [], [])
+    for place, (doc_ids, doc_starts, doc_ends) in zip(places, engine.span_columns(docs)):
+        joined[0].extend(doc_ids)
+        joined[1].extend(place + start for start in doc_starts)
+        joined[2].extend(place + end for end in doc_ends)
+    assert [list(i) for i in id_lists] == [list(c[0]) for c in engine.span_columns(docs)]
+    assert (ids.tolist(), starts.tolist(), ends.tolist()) == joined

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from itertools import compress
+from itertools import accumulate, chain, compress
 from operator import itemgetter, le, lt, sub
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
@@ -163,6 +163,24 @@ class HFEngine(LibraryEngine):
         if self._parts:
             self._parts.remember(texts, [ids for ids, _, _ in found], char_starts)
         return found
+
+    def batch_columns(self, texts: list[str]):
+        """``(ids per text, ids, starts, ends, places)`` as ``SentencePieceEngine.batch_columns``
+        gives them: each text's ``span_columns`` joined into arrays (numpy) over the texts
+        joined, ``places`` the byte where each text starts, so a batch is counted at once
+        (``batch_totals``)."""
+        import numpy as np
+
+        found = self.span_columns(texts)
+        id_lists = [ids for ids, _, _ in found]
+        sizes = np.fromiter(map(len, id_lists), np.int64, len(found))
+        total = int(sizes.sum())
+        places = list(accumulate((len(text.encode()) for text in texts), initial=0))[:-1]
+        shift = np.repeat(np.asarray(places, np.int64), sizes)
+        ids = np.fromiter(chain.from_iterable(id_lists), np.int64, total)
+        starts = np.fromiter(chain.from_iterable(c[1] for c in found), np.int64, total) + shift
+        ends = np.fromiter(chain.from_iterable(c[2] for c in found), np.int64, total) + shift
+        return id_lists, ids, starts, ends, places
 
     def encode_parts(self, texts: list[str]) -> list[list[int]]:
         """``encode_ordinary_batch(texts)``: the lines of the documents last given to
