@@ -43,3 +43,33 @@ def test_a_pool_child_that_dies_of_its_memory_is_named_and_replaced():
         assert pool.call(*call, text="b", allowed=[], disallowed="all")["spans"]  # a new child
     finally:
         pool.close()
+
+
+def test_a_load_out_of_memory_forgets_the_engines_kept_and_tries_once_more(monkeypatch):
+    """The child's cache counts each engine by the resident memory it added, which can be less
+    than the address space its limit counts: a load that then runs out of memory frees the
+    engines kept and is tried again, instead of refusing the version."""
+    from tokenizers_app.engines import registry, sandbox_child
+
+    loads = []
+
+    def load_engine(kind, data):
+        loads.append(data)
+        if data == b"big" and len(loads) == 2:  # the first try, with an engine kept
+            raise MemoryError
+        return object()
+
+    monkeypatch.setattr(registry, "load_engine", load_engine)
+    monkeypatch.setattr(registry, "engine_digest", lambda engine: "")
+    engines = sandbox_child._Engines(budget=1 << 30)
+    engines.entries["kept"] = (object(), 1)
+    engines.load("hf", "", b"small")
+    assert engines.load("hf", "", b"big") is not None
+    assert loads == [b"small", b"big", b"big"] and not engines.entries
+
+    def out_of_memory(kind, data):
+        raise MemoryError
+
+    monkeypatch.setattr(registry, "load_engine", out_of_memory)
+    with pytest.raises(MemoryError):  # nothing kept to forget: the child answers in words
+        engines.load("hf", "", b"big")

@@ -6,6 +6,7 @@ name (``sandbox.Child.death``)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -51,10 +52,22 @@ class _Engines:
         return None
 
     def load(self, kind: str, digest: str, data: bytes):
+        """The engine of ``data``, kept by its digest. A load that runs out of memory while
+        other engines are kept forgets them all and tries once more: the engines kept are
+        counted by the resident memory each added, which can be less than the address space
+        the child's limit counts, and what a cache keeps must never refuse a version."""
         from .registry import engine_digest, load_engine
 
         before = _rss_bytes()
-        engine = load_engine(kind, data)
+        try:
+            engine = load_engine(kind, data)
+        except MemoryError:
+            if not self.entries:
+                raise
+            self.entries.clear()
+            gc.collect()
+            before = _rss_bytes()
+            engine = load_engine(kind, data)
         size = max(_rss_bytes() - before, len(data))
         if digest and engine_digest(engine) == digest:
             self.entries[digest] = (engine, size)
