@@ -202,3 +202,20 @@ def test_totals_equal_the_plain_path_without_any_fast_path(kind):
         plain = documents_totals(Plain(), batch, plain_memo)
         assert fast.comparable() == plain.comparable()
         assert fast.counts["own_words"] > 10 and fast.counts["lines"] > 5
+
+
+@pytest.mark.parametrize("kind", ["llama-bpe", "bert-wordpiece", "unigram"])
+def test_an_engine_dropped_is_freed_at_once_without_the_collector(kind):
+    """No reference cycle: a sandbox child that forgets a version frees its library memory
+    at once (with a cycle, forgotten versions piled up until the collector ran)."""
+    import gc
+    import weakref
+
+    engine = read_engine_files(KINDS[kind]())
+    gc.disable()
+    try:
+        gone = weakref.ref(engine)
+        del engine
+        assert gone() is None
+    finally:
+        gc.enable()

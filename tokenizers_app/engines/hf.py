@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections.abc import Iterable
 from itertools import accumulate, chain, compress
 from operator import itemgetter, le, lt, sub
@@ -57,7 +58,10 @@ class HFEngine(LibraryEngine):
         self.model_type = model.get("type", "")
         self.pattern = describe(doc)
         rule = line_rule(doc)
-        self._parts = (LineParts(rule, self._ordinary, self.encode_ordinary_batch) if rule
+        # through a weak reference: no cycle, so an engine a child forgets is freed at once
+        # (a cycle kept each forgotten version's library memory until the collector ran)
+        batch = weakref.WeakMethod(self.encode_ordinary_batch)
+        self._parts = (LineParts(rule, self._ordinary, lambda texts: batch()(texts)) if rule
                        else None)
         pieces = self._special.get_vocab(with_added_tokens=True)
         _check_ids(json.loads(data).get("model") or {}, pieces)  # as given: the library dedups
