@@ -319,7 +319,11 @@ def test_postgres_restarted_while_a_worker_evaluates_gives_one_evaluation(regist
     with it), then a worker computes it: exactly one evaluation, succeeded (or failed saying why)."""
     registry.import_corpus(made_up_words(3_000_000, seed=1), "held-out", "--evaluation")
     registry.import_corpus(made_up_words(20_000), "prose")
-    worker = registry.start_worker("evaluate")
+    # held once running, before it reads the corpus (``worker_barrier``): an evaluation of
+    # 3 MB takes well under a second now, so the restart would otherwise come after it ended
+    release = Path(registry.folder) / "evaluation-release"
+    worker = registry.start_worker("evaluate", TEST_HOLD_STAGE="evaluate",
+                                   TEST_HOLD_RELEASE=str(release))
     registry.manage("train", "--corpus", "prose", "--tokenizer", "evaluated",
                     "--vocab-size", "300", "--wait")
     evaluation = "SELECT status, error, compression_ratio FROM tokenizers_app_evaluation"
@@ -330,7 +334,8 @@ def test_postgres_restarted_while_a_worker_evaluates_gives_one_evaluation(regist
         return status == "running"
 
     wait_for(running, 60, "the evaluation to run", worker)
-    registry.postgres.restart()  # it computes for 5 s or more: its connection waits, idle
+    registry.postgres.restart()  # while it is held: its connection waits, idle
+    release.touch()
     wait_for(lambda: lost_connection(worker), 30, "the worker to lose its connection",
              worker)
     assert registry.sql(evaluation)[0][0] == "running"  # its result was not written
