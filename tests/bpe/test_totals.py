@@ -2,13 +2,17 @@
 as a whole is checked against the plain computation in test_metrics.py); character-level BPE
 counted by words (``RunTotals.by_words``) against encoding every line and the reference."""
 
+from collections import Counter
+
 import pytest
+import regex
 
 from tests.bpe.reference import reference_evaluate
 from tokenizers_app.bpe.baselines import ByteTokenizer, WordTokenizer
 from tokenizers_app.bpe.char_bpe import train_char_bpe
 from tokenizers_app.bpe.evaluation import evaluate
 from tokenizers_app.bpe.totals import GROUP_CHARS, RUN_RE, RunTotals
+from tokenizers_app.bpe.word_runs import line_runs, plain_lossless, split_words
 
 
 def test_groups_keep_every_line_in_order_and_stay_near_the_group_size():
@@ -70,16 +74,35 @@ def test_counting_by_words_equals_the_reference_for_word_punct():
     assert fast == plain
 
 
-@pytest.mark.parametrize("line", ["", "\n", "  \n", "a", "a b\n", " a  b \r\n", "é <unk>\n",
-                                  "x</w>y\n", "zzq"])
-def test_a_line_decoded_from_its_runs_is_its_decode(line):
-    tokenizer = char_bpe("whitespace")
+WHITE = regex.compile(r"\s+")  # Unicode White_Space, the words' patterns' \s
+LINES = ["", "\n", "  \n", "a", "a b\n", " a  b \r\n", "é <unk>\n", "x</w>y\n", "zzq",
+         "a\tb\n", "a b \n", "a\r", "a\rb\n", "a\u00a0b\n", "\u3000a\n", "a\x1eb c\n",
+         "a\x1c\n", "low lower\r\n", "lowest  est\n"]
+
+
+@pytest.mark.parametrize("split", ["whitespace", "word_punct"])
+@pytest.mark.parametrize("line", LINES)
+def test_a_line_decoded_from_its_runs_is_its_decode(line, split):
+    tokenizer = char_bpe(split)
     totals = RunTotals(tokenizer)
-    runs = RUN_RE.findall(line)
+    [runs], split_runs = line_runs([line], line)
+    assert split_runs == ("\x1c" not in line and "\x1e" not in line)
+    assert runs == [run for run in RUN_RE.findall(line) if not WHITE.fullmatch(run)]
     totals._learn_words(runs)
     for run in runs:
         totals._spell(run)
-    assert totals._decoded(runs) == tokenizer.decode(tokenizer.encode_ordinary(line))
+    decoded = tokenizer.decode(tokenizer.encode_ordinary(line))
+    assert totals._decoded(runs) == decoded
+    if split_runs and totals.odd_runs.isdisjoint(runs):  # each run spells itself and a space
+        assert plain_lossless(line) == (decoded == line.removesuffix("\n").removesuffix("\r")
+                                        if line.endswith("\n") else decoded == line)
+
+
+def test_the_words_of_counted_runs_are_str_splits():
+    text = "".join(LINES) + "rec\x1fsep rec\x1fsep a"
+    runs = [run for line in text.splitlines(keepends=True)
+            for run in line_runs([line], line)[0][0]]
+    assert split_words(Counter(runs)) == Counter(text.split())
 
 
 def test_lowercasing_and_the_baselines_fall_back_to_encoding_every_line():
@@ -92,3 +115,18 @@ def test_lowercasing_and_the_baselines_fall_back_to_encoding_every_line():
     assert fast.pop("encode_throughput_mb_s") > 0
     plain.pop("encode_throughput_mb_s")
     assert fast == plain
+
+
+@pytest.mark.parametrize("split", ["whitespace", "word_punct"])
+def test_groups_split_in_c_and_lines_of_plain_runs_equal_the_reference(split):
+    """Groups without U+001C-U+001F (runs by ``str.split``, lossless lines of runs that spell
+    themselves by one match) beside one with them (runs of ``\\S``, decoded from spellings)."""
+    tokenizer = char_bpe(split)
+    clean = [line for line in LINES if not any(c in line for c in "\x1c\x1d\x1e\x1f")]
+    unit = CHAR_TEXT.replace("\x1c\x1d", "") + "\n" + "".join(clean) + "the quick fox\n"
+    lines = (unit * (3 * GROUP_CHARS // len(unit)) + CHAR_TEXT).splitlines(keepends=True)
+    fast, plain = evaluate(tokenizer, lines), reference_evaluate(tokenizer, lines)
+    assert fast.pop("encode_throughput_mb_s") > 0
+    plain.pop("encode_throughput_mb_s")
+    assert fast == plain
+    assert 0 < fast["lossless_rate"] < 1

@@ -30,9 +30,11 @@ Plain twin: ``reference_evaluate`` in tests/bpe/reference.py, on the whole text 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from .eval_totals import BYTE_LEVEL_LINES, LINES, NONE, EvalTotals
+from .inspection import counting_words
 from .pretoken_tally import TallyTotals, compiled_tally
 from .pretoken_totals import PreTokenTotals
 from .totals import RunTotals
@@ -46,19 +48,29 @@ def evaluate(tokenizer, blocks: Iterable[str]) -> dict:
     return evaluate_totals(tokenizer, blocks).metrics(tokenizer)
 
 
-def evaluate_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
+def evaluate_totals(tokenizer, blocks: Iterable[str], words: Counter | None = None) -> EvalTotals:
     """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``: those of two parts of a
-    text cut where ``cut_rule(tokenizer)`` allows, merged, are the whole text's."""
+    text cut where ``cut_rule(tokenizer)`` allows, merged, are the whole text's. ``words``,
+    when given, gets the text's whitespace-separated words (``str.split``'s) added, from the
+    same pass: counted on the way (``inspection.counting_words``), or from the runs of
+    character-level BPE that is not lowercased (``RunTotals.whitespace_words``)."""
     if tokenizer.algorithm == "byte_bpe":
         tally = compiled_tally(tokenizer)
         totals = PreTokenTotals(tokenizer) if tally is None else TallyTotals(tokenizer, tally)
+        if words is not None:
+            blocks = counting_words(blocks, words)
         lines = items = BlockPieces(blocks, tokenizer.pretokenizer.line_cuts)
     else:
-        totals, lines = RunTotals(tokenizer), LineCounter(blocks)
-        items = lines
+        totals = RunTotals(tokenizer)
+        if words is not None and not totals.by_words:
+            blocks = counting_words(blocks, words)
+        lines = items = LineCounter(blocks)
     for group in totals.groups(items):
         totals.add(group)
-    return totals.eval_totals(lines=lines.count)
+    found = totals.eval_totals(lines=lines.count)
+    if words is not None and tokenizer.algorithm != "byte_bpe" and totals.by_words:
+        words.update(totals.whitespace_words())
+    return found
 
 
 def cut_rule(tokenizer) -> str:

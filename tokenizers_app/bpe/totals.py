@@ -24,6 +24,7 @@ from itertools import chain
 
 import regex
 
+from . import word_runs
 from .char_merges import compiled_word_ids
 from .eval_totals import EvalTotals
 from .metrics import BYTE_LEVEL, count_cut_characters, metrics_of, split_flags
@@ -120,6 +121,7 @@ class RunTotals(Totals):
         self.drops: dict[str, bool | None] = {}  # -> decode drops a last suffix (None: spaces)
         self.word_ids: dict[str, tuple[int, ...]] = {}  # distinct word -> ids (add_runs)
         self.run_words: dict[str, list[str]] = {}  # distinct run -> its words (add_runs)
+        self.odd_runs: set[str] = set()  # runs that do not spell themselves and a space
         self.merge_words = compiled_word_ids(tokenizer) if self.by_words else None
 
     def add(self, lines: list[str]) -> None:
@@ -135,28 +137,38 @@ class RunTotals(Totals):
         """``add`` with no encode of each line, for character-level BPE (``by_words``): a
         line's ids are its runs' ids (each run's words' ``_encode_word``, as
         ``encode_ordinary`` joins them; the new words of a group merged together,
-        ``_learn_words``), so the ids are counted per distinct word
-        (``final_counts``), and a line's decode is its runs' spellings joined, less the last
-        suffix's space when its last token has one (``decode``'s rule). Timed as the
-        encoding."""
+        ``_learn_words``), so the ids are counted per distinct word (``final_counts``), and a
+        line's decode is its runs' spellings joined, less the last suffix's space when its
+        last token has one (``decode``'s rule; white space spells nothing), or, when each of
+        its runs spells itself and a space, the runs joined by one space
+        (``word_runs.plain_lossless``). Timed as the encoding."""
         started = time.perf_counter()
-        line_runs = list(map(RUN_RE.findall, lines))
+        text = "".join(lines)
+        line_runs, split = word_runs.line_runs(lines, text)
         runs = list(chain.from_iterable(line_runs))
         self.run_counts.update(runs)
         fresh = set(runs).difference(self.spelled)
         self._learn_words(fresh)
         for run in fresh:
             self._spell(run)
-        lossless = sum(map(_round_trips, map(self._decoded, line_runs), lines))
+        odd = self.odd_runs
+        if split and odd.isdisjoint(runs):
+            lossless = sum(map(word_runs.plain_lossless, lines))
+        else:
+            lossless = sum(map(_round_trips, map(self._decoded, line_runs), lines))
         self.seconds += time.perf_counter() - started
-        self.totals.update(bytes=len("".join(lines).encode()), chars=sum(map(len, lines)),
-                           lossless_lines=lossless)
+        self.totals.update(bytes=len(text.encode()), chars=len(text), lossless_lines=lossless)
 
     def _learn_words(self, runs: Iterable[str]) -> None:
-        """The ids of the runs' new words: merged in C together (``char_merges``), else by
-        ``_encode_word``."""
-        known, split = self.word_ids, self.tokenizer.split_words
-        words = list({word: 0 for run in runs for word in split(run) if word not in known})
+        """The words of each new run (a run of ``\\S`` is one word when the words are
+        split at white space), and the ids of the new words: merged in C together
+        (``char_merges``), else by ``_encode_word``."""
+        known, split, run_words = self.word_ids, self.tokenizer.split_words, self.run_words
+        if self.tokenizer.pattern == "whitespace":
+            run_words.update((run, [run]) for run in runs)
+        else:
+            run_words.update((run, split(run)) for run in runs)
+        words = list({word: 0 for run in runs for word in run_words[run] if word not in known})
         if self.merge_words is not None:
             known.update(zip(words, self.merge_words(words)))
         else:
@@ -164,19 +176,23 @@ class RunTotals(Totals):
 
     def _spell(self, run: str) -> None:
         tokenizer = self.tokenizer
-        words = self.run_words[run] = tokenizer.split_words(run)
-        ids = [token_id for word in words for token_id in self.word_ids[word]]
-        self.spelled[run] = "".join(map(tokenizer._spelled.__getitem__, ids))
-        self.drops[run] = tokenizer.symbols[ids[-1]].endswith(tokenizer.suffix) if ids else None
+        ids = [token_id for word in self.run_words[run] for token_id in self.word_ids[word]]
+        spelled = self.spelled[run] = "".join(map(tokenizer._spelled.__getitem__, ids))
+        drops = self.drops[run] = (tokenizer.symbols[ids[-1]].endswith(tokenizer.suffix)
+                                   if ids else None)
+        if not (drops and spelled == run + " "):
+            self.odd_runs.add(run)
 
     def _decoded(self, runs: list[str]) -> str:
-        """``decode`` of a line's ids, from its runs (runs of whitespace and of other
-        characters alternate: the last run with tokens is the last or the one before)."""
+        """``decode`` of a line's ids, from its runs of other characters than white space
+        (each has tokens: the last one's last token decides the drop)."""
         text = "".join(map(self.spelled.__getitem__, runs))
-        drop = self.drops[runs[-1]] if runs else None
-        if drop is None and len(runs) > 1:
-            drop = self.drops[runs[-2]]
-        return text[:-1] if drop else text
+        return text[:-1] if runs and self.drops[runs[-1]] else text
+
+    def whitespace_words(self) -> Counter[str] | None:
+        """The text's ``str.split`` words with their counts, from its runs (``add_runs``),
+        or None (the runs are not kept)."""
+        return word_runs.split_words(self.run_counts) if self.by_words else None
 
     def final_counts(self) -> tuple[Counter[str], Counter[int]]:
         totals = Counter(self.totals)

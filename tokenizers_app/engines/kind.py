@@ -6,6 +6,7 @@ one object each, and their table: ``registry``."""
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable
 
 from ..bpe import evaluation as core_evaluation
@@ -103,9 +104,16 @@ class TokenizerKind:
     # from them, with no pass of their own
     words_are_whitespace_words: bool = True
 
-    def evaluate_totals(self, tokenizer, blocks: Iterable[str]) -> EvalTotals:
-        """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``."""
-        return library_totals(tokenizer, blocks)
+    def evaluate_totals(self, tokenizer, blocks: Iterable[str],
+                        words: Counter | None = None) -> EvalTotals:
+        """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``; ``words``, when
+        given, gets the text's whitespace-separated words with their counts added, from the
+        same pass (a library kind's are its totals' words, on Unicode White_Space; the core's
+        kinds count ``str.split``'s)."""
+        totals = library_totals(tokenizer, blocks)
+        if words is not None:
+            words.update({word: count for word, (count, _) in totals.words.items()})
+        return totals
 
     def metrics(self, tokenizer, totals: EvalTotals) -> dict:
         """The metrics of its (merged) totals."""
@@ -153,8 +161,9 @@ class CoreKind(TokenizerKind):
     def has_merge_tree(self, tokenizer) -> bool:
         return True  # its bytes or characters, merged
 
-    def evaluate_totals(self, tokenizer, blocks: Iterable[str]) -> EvalTotals:
-        return core_evaluation.evaluate_totals(tokenizer, blocks)
+    def evaluate_totals(self, tokenizer, blocks: Iterable[str],
+                        words: Counter | None = None) -> EvalTotals:
+        return core_evaluation.evaluate_totals(tokenizer, blocks, words)
 
     def metrics(self, tokenizer, totals: EvalTotals) -> dict:
         return totals.metrics(tokenizer)

@@ -21,6 +21,7 @@ Plain Python: the engines import no Django (the models derive their choices from
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -239,9 +240,11 @@ def _evaluated_as(tokenizer) -> TokenizerKind:
     return KINDS.get(tokenizer.algorithm) or BASELINES
 
 
-def evaluate_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
-    """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``, streamed, by its kind."""
-    return _evaluated_as(tokenizer).evaluate_totals(tokenizer, blocks)
+def evaluate_totals(tokenizer, blocks: Iterable[str], words: Counter | None = None) -> EvalTotals:
+    """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``, streamed, by its kind;
+    ``words``, when given, gets the text's whitespace-separated words added on the way
+    (``TokenizerKind.evaluate_totals``)."""
+    return _evaluated_as(tokenizer).evaluate_totals(tokenizer, blocks, words)
 
 
 def metrics_of_totals(tokenizer, totals: EvalTotals) -> dict:
