@@ -26,7 +26,8 @@ documents joined by blank lines), plans its parts at each kind's safe cuts
 its files, reads its byte ranges from the file, and returns its totals and its peak RSS), merges
 the totals, and prints per kind: wall seconds of the evaluation over the workers, the kind's own
 library encoding the same text (the same documents: in one process, a batch at a time), their
-ratio, the peak RSS of each worker, and whether the merged totals equal a one-process
+ratio, the same in processor seconds (the parts' own, summed over the workers, against the
+library's: the work done, whatever else the machine runs), the peak RSS of each worker, and whether the merged totals equal a one-process
 evaluation's (``--no-check`` skips that second evaluation). The library kinds run in the worker
 processes themselves here, not in sandbox children.
 """
@@ -188,9 +189,10 @@ def _evaluate_part(path: str, start: int, end: int):
     from tokenizers_app.engines.evaluation_pass import totals_and_words
 
     # as a registry part does: the totals, and the words (for the compare page) in one pass
+    used = time.process_time()
     totals, frequent = totals_and_words(_LOADED, part_blocks(path, start, end))
     frequent.most_common(50_000)
-    return totals.to_json(), os.getpid(), _peak_rss()
+    return totals.to_json(), os.getpid(), _peak_rss(), time.process_time() - used
 
 
 def _peak_rss() -> int:
@@ -211,7 +213,8 @@ def recipe_of(tokenizer):
 
 
 def over_workers(tokenizer, path: str, workers: int, part_bytes: int):
-    """``(merged totals, wall seconds, {worker pid: peak RSS bytes}, parts)``."""
+    """``(merged totals, wall seconds, {worker pid: peak RSS bytes}, parts, the parts'
+    processor seconds)``."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -220,17 +223,19 @@ def over_workers(tokenizer, path: str, workers: int, part_bytes: int):
     from tokenizers_app.engines.registry import cut_rule
 
     ranges = plan_parts(path, cut_rule(tokenizer), part_bytes)
-    merged, peaks = EvalTotals(), {}
+    merged, peaks, processor = EvalTotals(), {}, 0.0
     context = multiprocessing.get_context("spawn")  # a worker holds only what it reads
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_load,
                              initargs=(recipe_of(tokenizer),)) as pool:
         list(pool.map(_noop, range(workers)))  # both started before the clock
         started = time.perf_counter()
-        for data, pid, rss in pool.map(_evaluate_part, *zip(*[(path, a, b) for a, b in ranges])):
+        for data, pid, rss, used in pool.map(_evaluate_part,
+                                             *zip(*[(path, a, b) for a, b in ranges])):
             merged.merge(EvalTotals.from_json(data))
             peaks[pid] = max(peaks.get(pid, 0), rss)
+            processor += used
         seconds = time.perf_counter() - started
-    return merged, seconds, peaks, len(ranges)
+    return merged, seconds, peaks, len(ranges), processor
 
 
 def _noop(_):
@@ -308,15 +313,17 @@ def main_workers(opts) -> None:
         print(f"corpus {opts.corpus or 'Python standard library sources'}: {size / 1e6:.1f} MB; "
               f"{opts.workers} workers, parts of {opts.part_megabytes} MB; load average "
               f"{os.getloadavg()[0]:.1f}")
-        print(f"{'kind / peer':<40}{'workers s':>10}{'peer s':>9}{'ratio':>8}  "
-              f"{'peak RSS per worker MB':<24}{'parts':>6}  totals")
+        print(f"{'kind / peer':<40}{'workers s':>10}{'peer s':>9}{'ratio':>8}"
+              f"{'cpu s':>9}{'peer cpu':>9}{'ratio':>8}  {'peak RSS per worker MB':<24}"
+              f"{'parts':>6}  totals")
         for name, tokenizer, peer in kinds(fixtures, training, opts.only):
-            merged, seconds, peaks, parts = over_workers(
+            merged, seconds, peaks, parts, cpu = over_workers(
                 tokenizer, path, opts.workers, int(opts.part_megabytes * 1e6))
-            started, peer_tokens = time.perf_counter(), 0
+            started, used, peer_tokens = time.perf_counter(), time.process_time(), 0
             for batch in library_documents(tokenizer, path):
                 peer_tokens += sum(len(peer(text)) for text in batch)
             peer_seconds = time.perf_counter() - started
+            peer_cpu = time.process_time() - used
             if opts.check:
                 one = evaluate_totals(tokenizer, _file_lines(path))
                 same = "equal" if one.comparable() == merged.comparable() else "DIFFER"
@@ -327,7 +334,8 @@ def main_workers(opts) -> None:
             failed |= "DIFFER" in same or "library" in same
             rss = ", ".join(f"{peak / 2**20:.0f}" for peak in peaks.values())
             print(f"{name:<40}{seconds:>10.1f}{peer_seconds:>9.1f}"
-                  f"{seconds / peer_seconds:>7.2f}x  {rss:<24}{parts:>6}  {same}", flush=True)
+                  f"{seconds / peer_seconds:>7.2f}x{cpu:>9.1f}{peer_cpu:>9.1f}"
+                  f"{cpu / peer_cpu:>7.2f}x  {rss:<24}{parts:>6}  {same}", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     sys.exit(1 if failed else 0)
 
