@@ -5,6 +5,8 @@ fallback when it does not; and the check that a pre-token's tokens spell it."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from tests.bpe.corpora import SAMPLES, varied_text
@@ -59,9 +61,10 @@ def test_the_totals_of_a_tally_equal_those_of_every_occurrence_encoded(pattern, 
     tokenizer = train_bpe(["".join(SAMPLES.values())[:20_000]], 330, pattern=pattern).tokenizer()
     lines = VARIED.splitlines(keepends=True)
     chosen = evaluate_totals(tokenizer, lines)
-    monkeypatch.setattr(evaluation, "compiled_tally", lambda tokenizer: None)
+    monkeypatch.setattr(evaluation, "compiled_tally", lambda tokenizer, **_: None)
     encoded = evaluate_totals(tokenizer, lines)  # PreTokenTotals
-    monkeypatch.setattr(evaluation, "compiled_tally", PlainPreTokenTally)
+    monkeypatch.setattr(evaluation, "compiled_tally", lambda tokenizer, **_: PlainPreTokenTally(
+        tokenizer))
     plain = evaluate_totals(tokenizer, lines)  # TallyTotals over the plain tally
     assert chosen.comparable() == encoded.comparable() == plain.comparable()
     assert chosen.counts["split_words"] > 0 and chosen.counts["tokens"] > 300
@@ -88,7 +91,7 @@ def test_evaluation_falls_back_to_encoding_every_occurrence(gpt2, monkeypatch):
     made = []
     monkeypatch.setattr(PreTokenTotals, "__init__", lambda self, tokenizer, init=PreTokenTotals
                         .__init__: made.append(tokenizer) or init(self, tokenizer))
-    monkeypatch.setattr(evaluation, "compiled_tally", lambda tokenizer: None)
+    monkeypatch.setattr(evaluation, "compiled_tally", lambda tokenizer, **_: None)
     fallback = evaluate_totals(gpt2, VARIED.splitlines(keepends=True))
     assert made == [gpt2]
     monkeypatch.undo()
@@ -112,3 +115,33 @@ def test_tally_totals_time_the_tally_and_count_the_text(gpt2):
     totals.add(["héllo world\n", "again\n"])
     assert totals.seconds > 0
     assert (totals.totals["bytes"], totals.totals["chars"]) == (19, 18)
+
+
+@needs_compiled
+@pytest.mark.parametrize("text", [VARIED, varied_text(60_000, seed=11), "", " ", "\n\n", "a",
+                                  " a", "a ", "\x1c", "x\x1cy z\x1f", " 'll don't\r\n\t\x0bend",
+                                  "\u3000\u3000日本\u2029", "a" * 3000 + " " + "b" * 2])
+def test_the_compiled_tally_counts_the_words_str_split_finds(gpt2, text):
+    """The words counted from the tally's scan (``count_words``) are ``str.split``'s, with
+    their counts: those that are one pre-token (with or without its leading space) by the
+    pre-token, the others (``don't``, ``3.14``, a word cut by U+001C) by their text."""
+    tally = compiled_tally(gpt2, count_words=True)
+    for piece in document_pieces(text.splitlines(keepends=True), True, 300):
+        tally.add(piece)
+    assert tally.words() == Counter(text.split())
+    plain = compiled_tally(gpt2)  # without count_words, the rest is the same
+    for piece in document_pieces(text.splitlines(keepends=True), True, 300):
+        plain.add(piece)
+    assert tallied(plain, "") == tallied(tally, "")
+
+
+@needs_compiled
+def test_an_evaluation_takes_its_words_from_the_tally(gpt2, monkeypatch):
+    words = Counter()
+    totals = evaluate_totals(gpt2, VARIED.splitlines(keepends=True), words)
+    assert words == Counter(VARIED.split())
+    monkeypatch.setattr(evaluation, "compiled_tally", lambda *args, **kwargs: None)
+    counted = Counter()
+    assert evaluate_totals(gpt2, VARIED.splitlines(keepends=True), counted).comparable() == \
+        totals.comparable()
+    assert counted == words

@@ -52,12 +52,13 @@ def evaluate_totals(tokenizer, blocks: Iterable[str], words: Counter | None = No
     """The mergeable totals of ``tokenizer`` over ``"".join(blocks)``: those of two parts of a
     text cut where ``cut_rule(tokenizer)`` allows, merged, are the whole text's. ``words``,
     when given, gets the text's whitespace-separated words (``str.split``'s) added, from the
-    same pass: counted on the way (``inspection.counting_words``), or from the runs of
-    character-level BPE that is not lowercased (``RunTotals.whitespace_words``)."""
+    same pass: counted on the way (``inspection.counting_words``), by the compiled tally's
+    scan (byte-level BPE), or from the runs of character-level BPE that is not lowercased
+    (``RunTotals.whitespace_words``)."""
     if tokenizer.algorithm == "byte_bpe":
-        tally = compiled_tally(tokenizer)
+        tally = compiled_tally(tokenizer, count_words=words is not None)
         totals = PreTokenTotals(tokenizer) if tally is None else TallyTotals(tokenizer, tally)
-        if words is not None:
+        if words is not None and tally is None:
             blocks = counting_words(blocks, words)
         lines = items = BlockPieces(blocks, tokenizer.pretokenizer.line_cuts)
     else:
@@ -68,7 +69,9 @@ def evaluate_totals(tokenizer, blocks: Iterable[str], words: Counter | None = No
     for group in totals.groups(items):
         totals.add(group)
     found = totals.eval_totals(lines=lines.count)
-    if words is not None and tokenizer.algorithm != "byte_bpe" and totals.by_words:
+    if words is not None and isinstance(totals, TallyTotals):
+        words.update(totals.tally.words())
+    elif words is not None and isinstance(totals, RunTotals) and totals.by_words:
         words.update(totals.whitespace_words())
     return found
 

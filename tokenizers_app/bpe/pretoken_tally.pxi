@@ -4,8 +4,12 @@
 # ``add(text)`` scans the text's pre-tokens once, with no encode of each occurrence: a pre-token
 # seen before costs a dict lookup and a count; a new one is merged once (``merge_into``), its
 # tokens checked to spell its bytes, and its facts (``pretoken_totals.pretoken_facts``) found.
+# With ``count_words``, it also counts the text's whitespace-separated words (``str.split``'s),
+# from the same scan: a word that is one pre-token, less its leading space, is counted by that
+# pre-token's number (no string made); any other by its text (``words()``).
 
 from cpython.long cimport PyLong_AsSsize_t
+from collections import Counter
 from cpython.unicode cimport Py_UNICODE_ISSPACE
 from libc.string cimport memcmp
 
@@ -32,16 +36,24 @@ cdef class PreTokenTally:
     cdef array.array counts_, facts, codes
     cdef long long joins_[4]
     cdef Buffers room
+    cdef readonly bint count_words
+    cdef array.array word_counts_  # per pre-token: its occurrences as a whole word
+    cdef object other_words  # the words that are not one pre-token -> their counts (Counter)
+    cdef Py_ssize_t *seen  # the ends, then the numbers, of the pre-tokens of the text added
+    cdef Py_ssize_t seen_room
 
     def __cinit__(self):
         init_buffers(&self.room)
 
     def __dealloc__(self):
         free_buffers(&self.room)
+        free(self.seen)
 
     def __init__(self, MergeTable table not None, dict vocab not None, special_ids,
-                 const unsigned char[::1] classes not None):
+                 const unsigned char[::1] classes not None, bint count_words=False):
         self.table, self.classes = table, classes
+        self.count_words, self.word_counts_ = count_words, array.array("q")
+        self.other_words = Counter()
         self.index, self.pretokens, self.ids = {}, [], []
         top = max(vocab) + 1 if vocab else 0
         self.spellings, self.starts = array.array("B"), array.array("q", [0])
@@ -64,6 +76,13 @@ cdef class PreTokenTally:
         cdef const unsigned char *table = &self.classes[0]
         cdef unsigned char code, before = 0, second = 0  # the codes of the two pre-tokens before
         cdef PyObject *found
+        cdef Py_ssize_t count = 0  # the pre-tokens seen (count_words)
+        if self.count_words and self.seen_room < n:
+            self.seen_room = n
+            self.seen = <Py_ssize_t *>realloc(self.seen, 2 * n * sizeof(Py_ssize_t))
+            if self.seen == NULL:
+                self.seen_room = 0
+                raise MemoryError()
         while start < n:
             end = gpt2_end(kind, data, start, n, table)
             piece = PyUnicode_Substring(text, start, end)
@@ -84,7 +103,41 @@ cdef class PreTokenTally:
                 if before & J_TRAIL_ONE:
                     self.joins_[1] += 1
             second, before = before, code
+            if self.count_words:
+                self.seen[count], self.seen[n + count] = end, number
+                count += 1
             start = end
+        if self.count_words:
+            self.add_words(text, kind, data, n, count)
+
+    cdef int add_words(self, str text, int kind, const void *data, Py_ssize_t n,
+                       Py_ssize_t count) except -1:
+        """Count the words of ``text`` (runs of characters that are not ``Py_UNICODE_ISSPACE``,
+        ``str.split``'s), its ``count`` pre-tokens' ends and numbers in ``seen``: a word is one
+        pre-token when that pre-token ends where the word does and starts at the word or at a
+        space just before it."""
+        cdef Py_ssize_t at = 0, first, k = 0, begin
+        cdef Py_ssize_t *ends = self.seen
+        cdef Py_ssize_t *numbers = self.seen + n
+        cdef long long *whole = self.word_counts_.data.as_longlongs
+        cdef list other = []  # counted at once, in C (Counter.update)
+        while True:
+            while at < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, at)):
+                at += 1
+            if at >= n:
+                self.other_words.update(other)
+                return 0
+            first = at
+            while at < n and not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, at)):
+                at += 1
+            while ends[k] <= first:  # the pre-token holding the word's first character
+                k += 1
+            begin = ends[k - 1] if k else 0
+            if ends[k] == at and (begin == first or (begin == first - 1 and
+                                                     PyUnicode_READ(kind, data, begin) == 32)):
+                whole[numbers[k]] += 1
+            else:
+                other.append(PyUnicode_Substring(text, first, at))
 
     cdef Py_ssize_t learn(self, str piece) except -1:
         """Number a new pre-token, merge its bytes, check that its tokens spell them, find its
@@ -173,8 +226,21 @@ cdef class PreTokenTally:
         self.pretokens.append(piece)
         self.ids.append(ids)
         array.extend_buffer(self.counts_, <char *>&zero, 1)
+        array.extend_buffer(self.word_counts_, <char *>&zero, 1)
         array.extend_buffer(self.codes, <char *>&code, 1)
         return number
+
+    def words(self):
+        """The words counted (``count_words``) with their counts: ``{word: count}``."""
+        found = dict(self.other_words)
+        cdef long long *whole = self.word_counts_.data.as_longlongs
+        cdef Py_ssize_t number
+        for number in range(len(self.pretokens)):
+            if whole[number]:
+                piece = self.pretokens[number]
+                word = piece[1:] if piece[0] == " " else piece
+                found[word] = found.get(word, 0) + whole[number]
+        return found
 
     def counts(self):
         """How often each distinct pre-token occurred, in ``pretokens``' order."""

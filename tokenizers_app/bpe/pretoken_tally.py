@@ -40,16 +40,18 @@ from .totals import Totals
 _JOINS = ("joins", "joins_ending_one_token", "joins_starting_one_token", "one_token_bridges")
 
 
-def compiled_tally(tokenizer):
+def compiled_tally(tokenizer, count_words: bool = False):
     """The compiled tally of this tokenizer, or None when it does not apply: not byte-level
     BPE with the gpt2 pattern and the compiled core (a custom pattern, ``BPE_PURE_PYTHON=1``,
-    no compiled modules, a tokenizer without a merge table)."""
+    no compiled modules, a tokenizer without a merge table). ``count_words``: it counts the
+    text's whitespace-separated words too (``words()``), or None for a build older than that."""
     table = getattr(tokenizer, "_table", None)
     if (compiled.PreTokenTally is None or tokenizer.algorithm != "byte_bpe"
             or tokenizer.pretokenizer._scan is None or not isinstance(table, compiled.MergeTable)):
         return None
-    return compiled.PreTokenTally(table, tokenizer.vocab, set(tokenizer.special_ids.values()),
-                                  character_classes())
+    tally = compiled.PreTokenTally(table, tokenizer.vocab, set(tokenizer.special_ids.values()),
+                                   character_classes(), *([True] if count_words else []))
+    return tally if not count_words or hasattr(tally, "words") else None
 
 
 class PlainPreTokenTally:
