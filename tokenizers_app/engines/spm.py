@@ -18,7 +18,8 @@ from ..bpe.special_tokens import check_allowed_special, special_regex, split_spe
 from .batch_totals import texts_with
 from .library import LibraryEngine
 from .spm_lines import LineRoundTrip
-from .spans import joined_cuts, tidy_columns, tidy_spans, with_ids
+from .spm_offsets import NormalizedOffsets
+from .spans import flat_cuts, tidy_columns, tidy_spans, with_ids
 
 # what the model's trainer spec calls its model types
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
@@ -123,8 +124,10 @@ class SentencePieceEngine(LibraryEngine):
         library's offset-mapping encode (4-6x its plain encode): the ids of all the texts in
         one call; each token's normalized bytes are its piece's (the normalizer writes ``▁``
         where the piece has it; a byte piece is one byte; an unknown piece is its text, from a
-        pieces encode of the texts that have one, in one call), so its span is where the normalizer's offsets take the running
-        sum of its pieces' lengths (``spans.joined_cuts``), as the library makes its offset
+        pieces encode of the texts that have one, in one call), so its span is where the
+        normalizer's offsets (``spm_offsets``: computed for a text of plain ASCII, else the
+        library's) take the running sum of its pieces' lengths (``spans.flat_cuts``), as the
+        library makes its offset
         mapping; then ``tidy_spans`` for a text with byte pieces, ``tidy_columns`` for one
         whose spans go backwards (spans that follow each other need nothing more)."""
         import numpy as np
@@ -143,8 +146,9 @@ class SentencePieceEngine(LibraryEngine):
                                                           add_bos=False, add_eos=False,
                                                           out_type=bytes)):
                 sizes[firsts[k]:firsts[k] + counts[k]] = list(map(len, pieces))
-        offsets = [found[1] for found in self._sp.normalize(encoded, with_offsets=True)]
-        starts, ends = joined_cuts(offsets, sizes, counts, places)
+        if getattr(self, "_offsets", None) is None:
+            self._offsets = NormalizedOffsets(self._sp, self.canonical, _field)
+        starts, ends = flat_cuts(*self._offsets(encoded), sizes, counts, [0] * len(texts))
         byte_texts = (texts_with(np.isin(ids, list(self.byte_ids)), firsts) if self.byte_ids
                       else [])
         for k in sorted(set(byte_texts).union(texts_with(starts > ends, firsts))):
