@@ -135,3 +135,33 @@ def test_batch_columns_use_the_computed_offsets():
     plain = [doc for doc in docs if doc.isascii() and doc.endswith((" ", "\n", "\t", "\r"))
              and not any(c in doc for c in "\x0b\x0c\x1f\x7f\x01\x00")]
     assert plain and not set(asked) & {doc.encode() for doc in plain}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIONS))
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_plain_lines_round_trip_as_the_library(name, model_type):
+    """``spm_lines``' plain lines (decided without ``normalize``) and the others: each line's
+    round trip equals the library's encode then decode; most ASCII lines are plain."""
+    engine = model(name, model_type)
+    rng = random.Random(len(name))
+    ascii_pieces = [piece for piece in ALPHABET if piece.isascii() and "\n" not in piece]
+    lines = ["".join(rng.choice(ascii_pieces) for _ in range(rng.randrange(0, 10)))
+             for _ in range(3000)]
+    lines += [line.rstrip("\r") for text in texts(seed=3, count=0) for line in
+              text.decode().split("\n")]
+    lines = list(dict.fromkeys(line.replace("\n", "") for line in lines))
+    engine.round_trips([])  # made
+    asked, original = [], engine._sp.normalize
+    engine._sp.normalize = lambda some, **options: asked.extend(some) or original(some,
+                                                                                  **options)
+    try:
+        found = engine.round_trips(lines)
+    finally:
+        engine._sp.normalize = original
+    assert found == [engine.decode(engine.encode_ordinary(line)) == line for line in lines]
+    assert any(found) and not all(found)
+    table = engine._round_trip._plain_safe  # the plain bytes that are spaces or pieces
+    if engine._round_trip.usable and name != "keep_spaces":
+        plain = [line for line in lines if line.isascii() and all(table[ord(c)] for c in line)]
+        assert len(plain) > 500 and not set(asked) & set(plain)
+        assert len(asked) <= len(lines) - len(plain)

@@ -146,9 +146,8 @@ class SentencePieceEngine(LibraryEngine):
                                                           add_bos=False, add_eos=False,
                                                           out_type=bytes)):
                 sizes[firsts[k]:firsts[k] + counts[k]] = list(map(len, pieces))
-        if getattr(self, "_offsets", None) is None:
-            self._offsets = NormalizedOffsets(self._sp, self.canonical, _field)
-        starts, ends = flat_cuts(*self._offsets(encoded), sizes, counts, [0] * len(texts))
+        starts, ends = flat_cuts(*self._normalized_offsets()(encoded), sizes, counts,
+                                 [0] * len(texts))
         byte_texts = (texts_with(np.isin(ids, list(self.byte_ids)), firsts) if self.byte_ids
                       else [])
         for k in sorted(set(byte_texts).union(texts_with(starts > ends, firsts))):
@@ -165,9 +164,16 @@ class SentencePieceEngine(LibraryEngine):
     def round_trips(self, lines: list[str]) -> list[bool]:
         """``decode(encode_ordinary(line)) == line`` for each line (``spm_lines``)."""
         if getattr(self, "_round_trip", None) is None:
+            offsets = self._normalized_offsets()
             self._round_trip = LineRoundTrip(self._sp, self.canonical, _field,
-                                             self.encode_ordinary_batch, self.decode_batch)
+                                             self.encode_ordinary_batch, self.decode_batch,
+                                             (offsets.plain, offsets.space))
         return self._round_trip(lines)
+
+    def _normalized_offsets(self) -> NormalizedOffsets:
+        if getattr(self, "_offsets", None) is None:
+            self._offsets = NormalizedOffsets(self._sp, self.canonical, _field)
+        return self._offsets
 
     def _piece_bytes(self):
         """Each piece's length in normalized bytes (numpy): a byte piece's is 1."""

@@ -26,6 +26,7 @@ compare them on random and adversarial texts.
 
 from __future__ import annotations
 
+import re
 import struct
 from itertools import chain
 
@@ -179,8 +180,9 @@ def text_offsets(codes, lengths, chosen, space, dummy: bool):
 
 
 def probe_ok(processor, plain, space, dummy: bool) -> bool:
-    """Whether ``text_offsets`` gives the library's offsets on the probe texts (every plain
-    byte, alone, between words, in leading and trailing runs)."""
+    """Whether ``text_offsets`` gives the library's offsets, and the normalized texts are the
+    words joined by ``▁`` (after the dummy ``▁``), on the probe texts (every plain byte, alone,
+    between words, in leading and trailing runs)."""
     import numpy as np
 
     chosen = bytes(np.flatnonzero(plain).tolist())
@@ -190,9 +192,15 @@ def probe_ok(processor, plain, space, dummy: bool) -> bool:
     texts = [t + end for t in texts] + texts
     offsets = NormalizedOffsets(processor, None, None, (plain, space, dummy))
     mine, counts = offsets(texts)
-    theirs = [found[1] for found in processor.normalize(texts, with_offsets=True)]
+    normalized = processor.normalize(texts, with_offsets=True)
+    theirs = [found[1] for found in normalized]
     places = np.cumsum([0] + list(map(len, texts)))
-    return (counts.tolist() == list(map(len, theirs))
+    spaces = bytes(np.flatnonzero(space).tolist()).decode()
+    words = [re.split(f"[{re.escape(spaces)}]+", text.decode()) for text in texts]
+    words = [[word for word in some if word] for some in words]
+    return ([text.decode() for text, _ in normalized]  # words joined by ▁ after the dummy
+            == [SPACE * (dummy and bool(some)) + SPACE.join(some) for some in words]
+            and counts.tolist() == list(map(len, theirs))
             and mine.tolist() == [o + int(places[k]) for k, offsets in enumerate(theirs)
                                   for o in offsets])
 
