@@ -165,3 +165,34 @@ def test_plain_lines_round_trip_as_the_library(name, model_type):
         plain = [line for line in lines if line.isascii() and all(table[ord(c)] for c in line)]
         assert len(plain) > 500 and not set(asked) & set(plain)
         assert len(asked) <= len(lines) - len(plain)
+
+
+@pytest.mark.parametrize("name", sorted(OPTIONS))
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_words_covered_as_the_library(name, model_type):
+    """``spm_words``: each word's coverage equals one encode's (one token, not special), on
+    the model's own pieces as words, their neighbours, random and multilingual words; the
+    plain words that are no piece are not encoded."""
+    engine = model(name, model_type)
+    pieces = [token.decode() for token in engine.vocab.values()]
+    words = [piece.lstrip("\u2581") for piece in pieces]
+    words += [word + suffix for word in words[:200] for suffix in ("s", "x", "\u0301")]
+    rng = random.Random(len(name))
+    words += ["".join(rng.choice("abeAxy.'-é東\u2581\u0301") for _ in range(rng.randrange(1, 8)))
+              for _ in range(3000)]
+    words += [word for text in SAMPLES.values() for word in text.split()] + VARIED.split()
+    words = list(dict.fromkeys(word for word in words if word and not word.isspace()))
+    asked, original = [], engine.encode_ordinary_batch
+    engine.encode_ordinary_batch = lambda some: asked.extend(some) or original(some)
+    try:
+        found = engine.words_covered(words)
+    finally:
+        del engine.encode_ordinary_batch
+    special = set(engine.special_ids.values())
+    assert found == [len(ids) == 1 and ids[0] not in special
+                     for ids in map(engine.encode_ordinary, words)]
+    assert any(found) and not all(found)
+    if name == "keep_spaces":  # its options are not read: every word encoded
+        assert asked == words
+    elif name != "user_defined":  # (there "a", "b", "x" start pieces: not plain)
+        assert len(asked) < len(words) * 0.8

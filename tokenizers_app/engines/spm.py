@@ -19,6 +19,7 @@ from .batch_totals import texts_with
 from .library import LibraryEngine
 from .spm_lines import LineRoundTrip
 from .spm_offsets import NormalizedOffsets
+from .spm_words import WordCoverage
 from .spans import flat_cuts, tidy_columns, tidy_spans, with_ids
 
 # what the model's trainer spec calls its model types
@@ -169,6 +170,19 @@ class SentencePieceEngine(LibraryEngine):
                                              self.encode_ordinary_batch, self.decode_batch,
                                              (offsets.plain, offsets.space))
         return self._round_trip(lines)
+
+    def words_covered(self, words: list[str]) -> list[bool]:
+        """Whether each word is one token that is not special (``spm_words``)."""
+        if getattr(self, "_coverage", None) is None:
+            self.round_trips([])  # (its one-character pieces)
+            offsets, copies = self._normalized_offsets(), ""
+            if offsets.plain is not None and self.model_type in ("Unigram", "BPE"):
+                copies = "".join(chr(b) for b in range(128) if offsets.plain[b]
+                                 and not offsets.space[b])
+            self._coverage = WordCoverage(
+                {token.decode() for token in self.vocab.values()}, self._round_trip.safe, copies,
+                offsets.dummy, self.encode_ordinary_batch, set(self.special_ids.values()))
+        return self._coverage(words)
 
     def _normalized_offsets(self) -> NormalizedOffsets:
         if getattr(self, "_offsets", None) is None:
