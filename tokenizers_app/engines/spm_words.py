@@ -15,7 +15,9 @@ are encoded.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
+from itertools import accumulate, compress
 
 SPACE = "\u2581"
 
@@ -32,18 +34,30 @@ class WordCoverage:
         self._pieces, self._encode, self._special = pieces, encode, special
         self._prefix = SPACE if dummy else ""
         self._safe = safe
-        self._plain = re.compile("[%s]+" % re.escape(copies)).fullmatch if copies else None
+        self._other = re.compile("[^%s]" % re.escape(copies)) if copies else None
 
     def __call__(self, words: list[str]) -> list[bool]:
-        plain, prefix, pieces, safe = self._plain, self._prefix, self._pieces, self._safe
         found = [False] * len(words)
-        if plain is None:
-            asked = list(range(len(words)))
-        else:  # the plain words whose normalized text may be a piece, and all the others
-            asked = [index for index, word in enumerate(words)
-                     if not plain(word) or prefix + word in pieces
-                     or (prefix + word)[0] not in safe]
         special = self._special
-        for index, ids in zip(asked, self._encode([words[index] for index in asked])):
+        for index, ids in zip(*self._asked(words)):
             found[index] = len(ids) == 1 and ids[0] not in special
         return found
+
+    def _asked(self, words: list[str]) -> tuple[list[int], list[list[int]]]:
+        """The words to encode (their indexes) and their ids: those not of plain bytes (a
+        character no copy: found in the words joined), and those whose normalized text is a
+        piece or starts with a character that is no piece of its own."""
+        prefix, safe = self._prefix, self._safe
+        if self._other is None or (prefix and prefix not in safe):
+            asked = list(range(len(words)))
+            return asked, self._encode(words)
+        maybe = list(map(self._pieces.__contains__, map(prefix.__add__, words)))
+        if not prefix:
+            maybe = [ask or not word or word[0] not in safe for ask, word in zip(maybe, words)]
+        joined = "".join(words)
+        if self._other.search(joined):
+            starts = list(accumulate(map(len, words), initial=0))
+            for match in self._other.finditer(joined):
+                maybe[bisect_right(starts, match.start()) - 1] = True
+        asked = list(compress(range(len(words)), maybe))
+        return asked, self._encode([words[index] for index in asked])
