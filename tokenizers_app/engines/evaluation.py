@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, filterfalse, repeat
 from operator import sub
 
 from ..bpe.baselines import WORD_RE, whitespace_words
@@ -131,7 +131,7 @@ def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -
                   else whitespace_words(joined))  # (``str.split`` also cuts at \x1c-\x1f)
     if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         covered.clear()
-    fresh = [word for word in own if word not in covered]
+    fresh = list(filterfalse(covered.__contains__, own))
     cover = getattr(tokenizer, "words_covered", None)  # SentencePiece's: most not encoded
     if fresh and cover:
         covered.update(zip(fresh, cover(fresh)))
@@ -244,17 +244,19 @@ def _lossless_lines(tokenizer, counts: Counter, known: dict[str, bool], encode=N
     ids."""
     if len(known) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         known.clear()
-    fresh = [line for line in counts if line not in known]
+    fresh = list(filterfalse(known.__contains__, counts))
+    # the lines known before (``known.get``: None, counted as lossy, for the fresh ones)
+    total = sum(compress(counts.values(), map(known.get, counts))) if len(fresh) < len(
+        counts) else 0
     check = getattr(tokenizer, "round_trips", None)  # SentencePiece's, mostly from normalize
     if check and fresh:
-        checked = dict(zip(fresh, check(fresh)))
+        checked = check(fresh)
     else:
         encode = encode or tokenizer.encode_ordinary_batch
         decoded = tokenizer.decode_batch(encode(fresh)) if fresh else []
-        checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
-    known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
-    return sum(count for line, count in counts.items()
-               if (checked[line] if line in checked else known[line]))
+        checked = list(map(str.__eq__, decoded, fresh))
+    known.update(compress(zip(fresh, checked), map(LINE_KEPT.__ge__, map(len, fresh))))
+    return total + sum(compress(map(counts.__getitem__, fresh), checked))
 
 
 

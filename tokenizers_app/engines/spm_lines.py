@@ -65,7 +65,7 @@ class LineRoundTrip:
         found: list[bool | None] = [None] * len(lines)
         if self.usable and lines:
             if self._plain is not None and self._plain[0] is not None:
-                self._from_plain(lines, found)
+                found = self._from_plain(lines)
             self._from_normalize(lines, found)
         left = [index for index, same in enumerate(found) if same is None]
         if left:
@@ -106,9 +106,10 @@ class LineRoundTrip:
         for index in undecided:
             found[index] = None
 
-    def _from_plain(self, lines: list[str], found: list) -> None:
+    def _from_plain(self, lines: list[str]) -> list[bool | None]:
         """The round trips of the lines of plain bytes whose characters are each a piece of
-        their own (the module's note), all lines' bytes joined by ``\n`` (no line holds one)."""
+        their own (the module's note), all lines' bytes joined by ``\n`` (no line holds one);
+        None for the other lines."""
         import numpy as np
 
         plain, space = self._plain
@@ -118,7 +119,7 @@ class LineRoundTrip:
         codes = np.frombuffer("\n".join(lines).encode(), dtype=np.uint8)
         ends = np.append(np.flatnonzero(codes == 10), len(codes))
         if len(ends) != len(lines):  # a line holding a line end: left to ``_from_normalize``
-            return
+            return [None] * len(lines)
         starts = np.append(0, ends[:-1] + 1)
         line = np.cumsum(codes == 10)  # each byte's line (a line end: the next line's)
         other = ~self._plain_safe[codes] & (codes != 10)
@@ -131,5 +132,7 @@ class LineRoundTrip:
         count = len(lines)
         taken = np.bincount(line[other], minlength=count) == 0
         same = (np.bincount(line[lossy], minlength=count) == 0) & ~edges
-        for index in np.flatnonzero(taken).tolist():
-            found[index] = bool(same[index])
+        found: list[bool | None] = same.tolist()
+        for index in np.flatnonzero(~taken).tolist():
+            found[index] = None
+        return found
