@@ -147,8 +147,7 @@ class SentencePieceEngine(LibraryEngine):
                                                           add_bos=False, add_eos=False,
                                                           out_type=bytes)):
                 sizes[firsts[k]:firsts[k] + counts[k]] = list(map(len, pieces))
-        starts, ends = flat_cuts(*self._normalized_offsets()(encoded), sizes, counts,
-                                 [0] * len(texts))
+        starts, ends = flat_cuts(*self._normalized_offsets()(encoded), sizes, counts, places)
         byte_texts = (texts_with(np.isin(ids, list(self.byte_ids)), firsts) if self.byte_ids
                       else [])
         for k in sorted(set(byte_texts).union(texts_with(starts > ends, firsts))):

@@ -140,43 +140,41 @@ def _offset(unit: int) -> int:
     return (unit >> 10) << ((unit & (1 << 9)) >> 6)
 
 
-def text_offsets(codes, lengths, chosen, space, dummy: bool):
-    """The offsets of the ``chosen`` texts (numpy booleans) of the texts joined as bytes in
-    ``codes`` (numpy ``uint8``), ``lengths`` bytes each, each chosen text of plain bytes ending
-    in a space (or empty): one array of their offsets, text after text, each offset a place in
-    ``codes`` (not in its text), and each text's count of offsets (its normalized length + 1;
-    0 for a text normalized to nothing, as the library gives). ``space``: the table of spaces;
-    ``dummy``: whether the model adds the dummy prefix.
+def text_offsets(codes, lengths, space, dummy: bool):
+    """The offsets of texts of plain bytes, each ending in a space (or empty), joined as bytes
+    in ``codes`` (numpy ``uint8``), ``lengths`` bytes each: one array of their offsets, text
+    after text, each a place in its text, and each text's count of offsets (its normalized
+    length + 1; 0 for a text normalized to nothing, as the library gives). ``space``: the table
+    of spaces; ``dummy``: whether the model adds the dummy prefix.
 
     Each byte is given how many normalized bytes map to it: a copy 1, the first space of a run
     3 (its ``▁``), the other spaces 0; then a leading run's first space 0, a trailing run's 1
     (the end maps to it: it ends the last word); the text's first copy 3 more (the dummy
-    ``▁``); a text not chosen 0. The offsets are each byte's place repeated that many times."""
+    ``▁``). The offsets are each byte's place repeated that many times."""
     import numpy as np
 
     lengths = np.asarray(lengths, dtype=np.int64)
     ends = np.cumsum(lengths)
     places = ends - lengths
     spaces = space[codes]
-    weights = np.where(spaces, 3, 1).astype(np.int64)
+    weights = np.where(spaces, 3, 1)
     weights[1:][spaces[1:] & spaces[:-1]] = 0
-    weights[~np.repeat(chosen, lengths)] = 0
     copies = np.flatnonzero(~spaces)
     low, high = np.searchsorted(copies, places), np.searchsorted(copies, ends)
-    words = chosen & (high > low)  # the chosen texts with a copy
+    words = high > low  # the texts with a copy
     if len(copies):
         first = copies[np.minimum(low, len(copies) - 1)][words]
         stop = copies[np.maximum(high - 1, 0)][words] + 1  # a space: the text ends in one
         weights[stop] = 1
         if dummy:
             weights[first] += 3
-    leading = chosen & (lengths > 0)
+    leading = lengths > 0
     leading[leading] = spaces[places[leading]]
     weights[places[leading]] = 0
     counted = np.add.reduceat(np.append(weights, 0), places) if len(places) else places
     counted[lengths == 0] = 0
-    found = np.repeat(np.arange(len(codes), dtype=np.int64), weights)
-    return found, counted
+    local = np.arange(len(codes), dtype=np.int64) - np.repeat(places, lengths)
+    return np.repeat(local, weights), counted
 
 
 def probe_ok(processor, plain, space, dummy: bool) -> bool:
@@ -194,21 +192,19 @@ def probe_ok(processor, plain, space, dummy: bool) -> bool:
     mine, counts = offsets(texts)
     normalized = processor.normalize(texts, with_offsets=True)
     theirs = [found[1] for found in normalized]
-    places = np.cumsum([0] + list(map(len, texts)))
     spaces = bytes(np.flatnonzero(space).tolist()).decode()
     words = [re.split(f"[{re.escape(spaces)}]+", text.decode()) for text in texts]
     words = [[word for word in some if word] for some in words]
     return ([text.decode() for text, _ in normalized]  # words joined by ▁ after the dummy
             == [SPACE * (dummy and bool(some)) + SPACE.join(some) for some in words]
             and counts.tolist() == list(map(len, theirs))
-            and mine.tolist() == [o + int(places[k]) for k, offsets in enumerate(theirs)
-                                  for o in offsets])
+            and mine.tolist() == [offset for offsets in theirs for offset in offsets])
 
 
 class NormalizedOffsets:
     """``NormalizedOffsets(processor, proto, field)(encoded) -> (flat, counts)``: the offsets
-    of each text (UTF-8 bytes) one after the other as one array, each a place in the texts
-    joined, and how many each text has; a text of plain bytes that ends in a space (or is
+    of each text (UTF-8 bytes; each offset a place in its text) one after the other as one
+    array, and how many each text has; a text of plain bytes that ends in a space (or is
     empty) by ``text_offsets``, any other by the library, in one call. ``tables`` (the probe's):
     ``(plain, space, dummy)`` given rather than read and checked."""
 
@@ -234,16 +230,16 @@ class NormalizedOffsets:
                                                            with_offsets=True)]
         counts = np.zeros(len(encoded), dtype=np.int64)
         counts[others] = list(map(len, theirs))
-        total = int(counts[others].sum())
-        theirs = np.fromiter(chain.from_iterable(theirs), np.int64, total) + np.repeat(
-            (np.cumsum(lengths) - lengths)[others], counts[others])
+        theirs = np.fromiter(chain.from_iterable(theirs), np.int64, int(counts[others].sum()))
         if len(others) == len(encoded):
             return theirs, counts
-        mine, counted = text_offsets(codes, lengths, chosen, self.space, self.dummy)
-        counts[chosen] = counted[chosen]
+        if len(others):  # the plain texts' bytes alone
+            codes = np.frombuffer(b"".join([encoded[k] for k in np.flatnonzero(chosen).tolist()]),
+                                  dtype=np.uint8)
+        mine, counts[chosen] = text_offsets(codes, lengths[chosen], self.space, self.dummy)
         if not len(others):
             return mine, counts
-        flat = np.empty(len(mine) + total, dtype=np.int64)
+        flat = np.empty(len(mine) + len(theirs), dtype=np.int64)
         ours = np.repeat(chosen, counts)
         flat[ours], flat[~ours] = mine, theirs
         return flat, counts

@@ -18,6 +18,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate, compress
+from operator import not_, or_
 
 SPACE = "\u2581"
 
@@ -44,20 +45,23 @@ class WordCoverage:
         return found
 
     def _asked(self, words: list[str]) -> tuple[list[int], list[list[int]]]:
-        """The words to encode (their indexes) and their ids: those not of plain bytes (a
-        character no copy: found in the words joined), and those whose normalized text is a
-        piece or starts with a character that is no piece of its own."""
+        """The words to encode (their indexes) and their ids: those not of plain bytes (not
+        ASCII, or an ASCII character no copy: found in the ASCII words joined), and those whose
+        normalized text is a piece or starts with a character that is no piece of its own."""
         prefix, safe = self._prefix, self._safe
         if self._other is None or (prefix and prefix not in safe):
             asked = list(range(len(words)))
             return asked, self._encode(words)
-        maybe = list(map(self._pieces.__contains__, map(prefix.__add__, words)))
+        ascii = list(map(str.isascii, words))  # (a word that is not: encoded)
+        maybe = list(map(or_, map(self._pieces.__contains__, map(prefix.__add__, words)),
+                         map(not_, ascii)))
         if not prefix:
             maybe = [ask or not word or word[0] not in safe for ask, word in zip(maybe, words)]
-        joined = "".join(words)
-        if self._other.search(joined):
-            starts = list(accumulate(map(len, words), initial=0))
+        joined = "".join(compress(words, ascii))
+        if self._other.search(joined):  # an ASCII character that is no copy
+            chosen = list(compress(range(len(words)), ascii))
+            starts = list(accumulate(map(len, compress(words, ascii)), initial=0))
             for match in self._other.finditer(joined):
-                maybe[bisect_right(starts, match.start()) - 1] = True
+                maybe[chosen[bisect_right(starts, match.start()) - 1]] = True
         asked = list(compress(range(len(words)), maybe))
         return asked, self._encode([words[index] for index in asked])
