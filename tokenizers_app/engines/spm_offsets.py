@@ -84,7 +84,8 @@ def user_defined(proto: bytes, field) -> list[bytes]:
             continue
         size, index = _varint(proto, index)
         value, index = proto[index:index + size], index + size
-        if key >> 3 == 1 and field(value, 3) == 4:
+        # (a type 4 is written 0x18 0x04: the messages without those bytes are skipped)
+        if key >> 3 == 1 and b"\x18\x04" in value and field(value, 3) == 4:
             found.append(field(value, 1) or b"")
     return found
 
