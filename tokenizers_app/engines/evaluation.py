@@ -54,7 +54,7 @@ def library_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
     choose this or the core's)."""
     found = EvalTotals()
     ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts
-    memo: dict[str, dict] = {}
+    memo: dict[str, object] = {"into": found}  # (in one process: the words added at once)
     for batch in batches(documents(LineCounter(blocks))):
         totals = ask(batch) if ask else documents_totals(tokenizer, batch, memo)
         with batch_totals.gc_paused():
@@ -94,7 +94,7 @@ def batches(docs: Iterable[list[str]], most: int = BATCH_CHARS) -> Iterator[list
 def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -> EvalTotals:
     """The totals of a batch of documents (each a list of lines), each encoded in one call;
     ``memo`` remembers words' coverage and short lines' round trips between batches
-    (bounded)."""
+    (bounded); with ``memo["into"]`` (totals), the words go into those totals, not these."""
     with batch_totals.gc_paused():
         return _documents_totals(tokenizer, docs, memo)
 
@@ -139,13 +139,31 @@ def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -
         special = set(tokenizer.special_ids.values())
         for word, ids in zip(fresh, encode(fresh)):
             covered[word] = len(ids) == 1 and ids[0] not in special
-    found.words = {word: [count, covered[word]] for word, count in own.items()}
+    into = memo.get("into")  # the running totals (``library_totals``), or None
+    if into is None:
+        found.words = {word: [count, covered[word]] for word, count in own.items()}
+    else:
+        _add_words(into, own, covered)
     counts["own_words"] += sum(own.values())
     counts["covered_words"] += sum(map(own.__getitem__, filter(covered.__getitem__, own)))
     counts["lossless_lines"] = _lossless_lines(tokenizer, line_counts(joined),
                                                memo.setdefault("lines", {}), encode)
     found.counts.update(counts)
     return found
+
+
+def _add_words(into: EvalTotals, own: Counter, covered: dict[str, bool]) -> None:
+    """What ``merge_part`` makes of a batch's words, without the batch's own dict: each
+    word's count added to its ``[count, covered]`` in ``into.words``, a new word's list put
+    there (the same lists, in the same order)."""
+    words = into.words
+    get = words.get
+    for word, count in own.items():
+        mine = get(word)
+        if mine is None:
+            words[word] = [count, covered[word]]
+        else:
+            mine[0] += count
 
 
 def _joined_counts(tokenizer, docs, texts, columns, found: EvalTotals, counts: Counter) -> None:
