@@ -165,7 +165,7 @@ class SentencePieceEngine(LibraryEngine):
         """``decode(encode_ordinary(line)) == line`` for each line (``spm_lines``)."""
         if getattr(self, "_round_trip", None) is None:
             offsets = self._normalized_offsets()
-            self._round_trip = LineRoundTrip(self._sp, self.canonical, _field,
+            self._round_trip = LineRoundTrip(self._sp, self.canonical, self._field,
                                              self.encode_ordinary_batch, self.decode_batch,
                                              (offsets.plain, offsets.space))
         return self._round_trip(lines)
@@ -183,9 +183,18 @@ class SentencePieceEngine(LibraryEngine):
                 offsets.dummy, self.encode_ordinary_batch, set(self.special_ids.values()))
         return self._coverage(words)
 
+    def _field(self, data: bytes, number: int):
+        """``_field``, each of the model's own fields read once (each walks all its pieces)."""
+        if data is not self.canonical:
+            return _field(data, number)
+        fields = self.__dict__.setdefault("_fields", {})
+        if number not in fields:
+            fields[number] = _field(data, number)
+        return fields[number]
+
     def _normalized_offsets(self) -> NormalizedOffsets:
         if getattr(self, "_offsets", None) is None:
-            self._offsets = NormalizedOffsets(self._sp, self.canonical, _field)
+            self._offsets = NormalizedOffsets(self._sp, self.canonical, self._field)
         return self._offsets
 
     def _piece_bytes(self):
