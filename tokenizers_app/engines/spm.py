@@ -128,9 +128,9 @@ class SentencePieceEngine(LibraryEngine):
         pieces encode of the texts that have one, in one call), so its span is where the
         normalizer's offsets (``spm_offsets``: computed for a text of plain ASCII, else the
         library's) take the running sum of its pieces' lengths (``spans.flat_cuts``), as the
-        library makes its offset
-        mapping; then ``tidy_spans`` for a text with byte pieces, ``tidy_columns`` for one
-        whose spans go backwards (spans that follow each other need nothing more)."""
+        library makes its offset mapping; then ``tidy_spans`` for a text with byte pieces,
+        ``tidy_columns`` for one whose spans go backwards (spans that follow each other need
+        nothing more)."""
         import numpy as np
 
         encoded = [text.encode() for text in texts]

@@ -19,9 +19,16 @@ Then, the spaces' runs cut the text into words, and (``text_offsets``) the norma
 ``▁`` (mapped to the first copy) then the words, each copy one byte mapped to itself, each run
 of spaces between two words one ``▁`` mapped to the run's first byte; the end maps to the end
 of the last word (a text of spaces only is normalized to nothing, without offsets: the
-library gives none either). The library's own
-offsets are checked against these once per model on a probe text (``probe_ok``), and tests
-compare them on random and adversarial texts.
+library gives none either). A text is computed so when it ends in a space: the end then maps to
+a byte of the text (its trailing run's first), so every offset is a byte's place, each byte's
+repeated as many times as normalized bytes map to it. Any other text (a byte not plain, no
+space at its end), and every text of a model whose options differ (whitespace kept, not
+escaped, or a suffix), is left to the library.
+
+Checks beyond the argument: once per model the computed offsets and normalized texts are
+compared with the library's on probe texts (``probe_ok``; a model that fails uses the library
+for every text), and the tests compare them on six normalizer setups, random adversarial texts,
+multilingual samples and a corpus slice.
 """
 
 from __future__ import annotations
