@@ -117,21 +117,22 @@ class LineRoundTrip:
             safe = np.array([plain[b] and (space[b] or chr(b) in self.safe) for b in range(256)])
             self._plain_safe = safe
         codes = np.frombuffer("\n".join(lines).encode(), dtype=np.uint8)
-        ends = np.append(np.flatnonzero(codes == 10), len(codes))
+        newline = codes == 10
+        ends = np.append(np.flatnonzero(newline), len(codes))
         if len(ends) != len(lines):  # a line holding a line end: left to ``_from_normalize``
             return [None] * len(lines)
         starts = np.append(0, ends[:-1] + 1)
-        line = np.cumsum(codes == 10)  # each byte's line (a line end: the next line's)
-        other = ~self._plain_safe[codes] & (codes != 10)
         spaces = codes == 32
-        lossy = ((space[codes] & ~spaces & (codes != 10))
-                 | np.append(spaces[1:] & spaces[:-1], False))
         full = ends > starts
-        edges = np.zeros(len(lines), dtype=bool)
-        edges[full] = spaces[starts[full]] | spaces[ends[full] - 1]
-        count = len(lines)
-        taken = np.bincount(line[other], minlength=count) == 0
-        same = (np.bincount(line[lossy], minlength=count) == 0) & ~edges
+        same = np.ones(len(lines), dtype=bool)
+        same[full] = ~(spaces[starts[full]] | spaces[ends[full] - 1])
+        # the bytes that make their line lossy, or leave it to the library (a byte's line: the
+        # first line end at or after it)
+        lossy = np.flatnonzero((space[codes] & ~spaces & ~newline)
+                               | np.append(spaces[1:] & spaces[:-1], False))
+        same[np.searchsorted(ends, lossy)] = False
+        taken = np.ones(len(lines), dtype=bool)
+        taken[np.searchsorted(ends, np.flatnonzero(~self._plain_safe[codes] & ~newline))] = False
         found: list[bool | None] = same.tolist()
         for index in np.flatnonzero(~taken).tolist():
             found[index] = None
