@@ -4,16 +4,16 @@ can cross (the whole text's tokens); for the library kinds, its paragraphs, each
 the evaluation encodes them (a SentencePiece model or a Llama-style ``tokenizer.json`` marks the
 start of every text it encodes, so the whole text in one call has other tokens).
 
-    python bench/evaluate.py --corpus PATH [--megabytes 16] [--repeat 3] [--fixtures DIR]
+    python bench/evaluate.py --corpus PATH [--megabytes 16] [--repeat 3] [--fixtures DIR] [--cpu]
 
 Kinds: byte-level BPE (GPT-2's vocabulary; peer tiktoken), character-level BPE (trained here;
 peer Hugging Face ``tokenizers`` on its ``tokenizer.json``), and the ``hf`` and
 ``sentencepiece`` kinds (a Llama-style BPE with byte fallback, a BERT WordPiece, a Unigram, and
 SentencePiece BPE and Unigram, trained here on the corpus's first 2 MB with the libraries' own
-trainers; peer: that library's encode). Prints seconds per run (median, min-max over
-``--repeat`` runs) and the ratio evaluate / peer encode; checks that the token counts agree
-(the peers encode special-token text as plain text, as ``encode_ordinary`` does: a corpus may
-hold a literal ``</s>``). ``--only hf,sentencepiece`` runs the kinds whose name holds one of those.
+trainers; peer: that library's encode). Prints seconds per run (wall; ``--cpu``: processor
+seconds of this process), median and min-max over ``--repeat`` runs, and the ratio evaluate /
+peer encode; checks that the token counts agree (the peers encode special-token text as plain
+text, as ``encode_ordinary`` does: a corpus may hold a literal ``</s>``). ``--only hf,sentencepiece`` runs the kinds whose name holds one of those.
 
 Over workers, as the registry fans an evaluation out (issue 29):
 
@@ -158,10 +158,13 @@ def evaluate_as_registry(tokenizer, blocks) -> dict:
     return metrics_of_totals(tokenizer, totals)
 
 
+CLOCK = time.perf_counter  # ``--cpu``: time.process_time (this process's processor seconds)
+
+
 def timed(function):
-    started = time.perf_counter()
+    started = CLOCK()
     result = function()
-    return result, time.perf_counter() - started
+    return result, CLOCK() - started
 
 
 def spread(values: list[float]) -> str:
@@ -356,6 +359,9 @@ def main() -> None:
                         help="with --workers: skip the one-process evaluation")
     parser.add_argument("--megabytes", type=float, default=16)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cpu", action="store_true",
+                        help="time in processor seconds (time.process_time), not wall seconds "
+                             "(one process: on a shared machine the steadier figure)")
     parser.add_argument("--only", help="run only the kinds whose name holds one of these "
                                        "comma-separated texts (hf,sentencepiece)")
     parser.add_argument("--fixtures", default=os.environ.get(
@@ -363,6 +369,8 @@ def main() -> None:
     opts = parser.parse_args()
     if opts.workers:
         return main_workers(opts)
+    global CLOCK
+    CLOCK = time.process_time if opts.cpu else CLOCK
     if not opts.corpus:
         parser.error("--corpus is required without --workers")
     fixtures = Path(opts.fixtures)

@@ -142,3 +142,26 @@ def test_merge_part_equals_merge():
         batch_totals.merge_part(taken, EvalTotals.from_json(part.to_json()))
     assert taken.comparable() == merged.comparable()
     assert taken.seconds == pytest.approx(merged.seconds)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_library_totals_add_the_words_as_merging_each_batch_does(kind, monkeypatch):
+    """In one process ``library_totals`` adds each batch's words to its totals at once
+    (``memo["into"]``): the same words, counts, coverage and order as each batch's totals
+    merged (``merge_part``), over batches of a few documents (words met again, words new)."""
+    from tokenizers_app.engines import evaluation
+
+    engine = read_engine_files(KINDS[kind]())
+    text = (VARIED + "\n\n" + VARIED.upper() + "\n\n" + ODD + "\n\n") * 2 + "tail words\n"
+    blocks = text.splitlines(keepends=True)
+    small = evaluation.batches
+    monkeypatch.setattr(evaluation, "batches", lambda docs: small(docs, most=300))
+    found = evaluation.library_totals(engine, blocks)
+    merged, memo = EvalTotals(), {}
+    parts = list(small(documents(LineCounter(blocks)), most=300))
+    for batch in parts:
+        batch_totals.merge_part(merged, documents_totals(engine, batch, memo))
+    assert len(parts) > 4
+    assert found.comparable() == merged.comparable()
+    assert list(found.words.items()) == list(merged.words.items())
+    assert any(covered for _, covered in found.words.values())

@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, filterfalse, repeat
 from operator import sub
 
 from ..bpe.baselines import WORD_RE, whitespace_words
@@ -54,7 +54,7 @@ def library_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
     choose this or the core's)."""
     found = EvalTotals()
     ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts
-    memo: dict[str, dict] = {}
+    memo: dict[str, object] = {"into": found}  # (in one process: the words added at once)
     for batch in batches(documents(LineCounter(blocks))):
         totals = ask(batch) if ask else documents_totals(tokenizer, batch, memo)
         with batch_totals.gc_paused():
@@ -94,7 +94,7 @@ def batches(docs: Iterable[list[str]], most: int = BATCH_CHARS) -> Iterator[list
 def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -> EvalTotals:
     """The totals of a batch of documents (each a list of lines), each encoded in one call;
     ``memo`` remembers words' coverage and short lines' round trips between batches
-    (bounded)."""
+    (bounded); with ``memo["into"]`` (totals), the words go into those totals, not these."""
     with batch_totals.gc_paused():
         return _documents_totals(tokenizer, docs, memo)
 
@@ -131,18 +131,39 @@ def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -
                   else whitespace_words(joined))  # (``str.split`` also cuts at \x1c-\x1f)
     if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         covered.clear()
-    fresh = [word for word in own if word not in covered]
-    if fresh:
+    fresh = list(filterfalse(covered.__contains__, own))
+    cover = getattr(tokenizer, "words_covered", None)  # SentencePiece's: most not encoded
+    if fresh and cover:
+        covered.update(zip(fresh, cover(fresh)))
+    elif fresh:
         special = set(tokenizer.special_ids.values())
         for word, ids in zip(fresh, encode(fresh)):
             covered[word] = len(ids) == 1 and ids[0] not in special
-    found.words = {word: [count, covered[word]] for word, count in own.items()}
+    into = memo.get("into")  # the running totals (``library_totals``), or None
+    if into is None:
+        found.words = {word: [count, covered[word]] for word, count in own.items()}
+    else:
+        _add_words(into, own, covered)
     counts["own_words"] += sum(own.values())
     counts["covered_words"] += sum(map(own.__getitem__, filter(covered.__getitem__, own)))
     counts["lossless_lines"] = _lossless_lines(tokenizer, line_counts(joined),
                                                memo.setdefault("lines", {}), encode)
     found.counts.update(counts)
     return found
+
+
+def _add_words(into: EvalTotals, own: Counter, covered: dict[str, bool]) -> None:
+    """What ``merge_part`` makes of a batch's words, without the batch's own dict: each
+    word's count added to its ``[count, covered]`` in ``into.words``, a new word's list put
+    there (the same lists, in the same order)."""
+    words = into.words
+    get = words.get
+    for word, count in own.items():
+        mine = get(word)
+        if mine is None:
+            words[word] = [count, covered[word]]
+        else:
+            mine[0] += count
 
 
 def _joined_counts(tokenizer, docs, texts, columns, found: EvalTotals, counts: Counter) -> None:
@@ -241,17 +262,19 @@ def _lossless_lines(tokenizer, counts: Counter, known: dict[str, bool], encode=N
     ids."""
     if len(known) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         known.clear()
-    fresh = [line for line in counts if line not in known]
+    fresh = list(filterfalse(known.__contains__, counts))
+    # the lines known before (``known.get``: None, counted as lossy, for the fresh ones)
+    total = sum(compress(counts.values(), map(known.get, counts))) if len(fresh) < len(
+        counts) else 0
     check = getattr(tokenizer, "round_trips", None)  # SentencePiece's, mostly from normalize
     if check and fresh:
-        checked = dict(zip(fresh, check(fresh)))
+        checked = check(fresh)
     else:
         encode = encode or tokenizer.encode_ordinary_batch
         decoded = tokenizer.decode_batch(encode(fresh)) if fresh else []
-        checked = dict(zip(fresh, map(str.__eq__, decoded, fresh)))
-    known.update((line, same) for line, same in checked.items() if len(line) <= LINE_KEPT)
-    return sum(count for line, count in counts.items()
-               if (checked[line] if line in checked else known[line]))
+        checked = list(map(str.__eq__, decoded, fresh))
+    known.update(compress(zip(fresh, checked), map(LINE_KEPT.__ge__, map(len, fresh))))
+    return total + sum(compress(map(counts.__getitem__, fresh), checked))
 
 
 

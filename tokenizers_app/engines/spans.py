@@ -106,10 +106,18 @@ def joined_cuts(offsets: list[list[int]], sizes, counts, places):
     (as arrays)."""
     import numpy as np
 
-    sizes = np.asarray(sizes, dtype=np.int64)
-    counts = np.asarray(counts, dtype=np.int64)
     lengths = np.fromiter(map(len, offsets), np.int64, len(offsets))
     flat = np.fromiter(chain.from_iterable(offsets), np.int64, int(lengths.sum()))
+    return flat_cuts(flat, lengths, sizes, counts, places)
+
+
+def flat_cuts(flat, lengths, sizes, counts, places):
+    """``joined_cuts`` of the texts' offsets given as one array ``flat``, text ``k``'s
+    ``lengths[k]`` offsets after the texts' before it (``spm_offsets.NormalizedOffsets``)."""
+    import numpy as np
+
+    sizes = np.asarray(sizes, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
     bases = np.cumsum(lengths) - lengths  # where each text's offsets start in ``flat``
     before = np.cumsum(sizes) - sizes  # the sizes before each token, all texts
     firsts = np.cumsum(counts) - counts  # each text's first token

@@ -18,7 +18,9 @@ from ..bpe.special_tokens import check_allowed_special, special_regex, split_spe
 from .batch_totals import texts_with
 from .library import LibraryEngine
 from .spm_lines import LineRoundTrip
-from .spans import joined_cuts, tidy_columns, tidy_spans, with_ids
+from .spm_offsets import NormalizedOffsets
+from .spm_words import WordCoverage
+from .spans import flat_cuts, tidy_columns, tidy_spans, with_ids
 
 # what the model's trainer spec calls its model types
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "Word", 4: "Char"}
@@ -123,10 +125,12 @@ class SentencePieceEngine(LibraryEngine):
         library's offset-mapping encode (4-6x its plain encode): the ids of all the texts in
         one call; each token's normalized bytes are its piece's (the normalizer writes ``▁``
         where the piece has it; a byte piece is one byte; an unknown piece is its text, from a
-        pieces encode of the texts that have one, in one call), so its span is where the normalizer's offsets take the running
-        sum of its pieces' lengths (``spans.joined_cuts``), as the library makes its offset
-        mapping; then ``tidy_spans`` for a text with byte pieces, ``tidy_columns`` for one
-        whose spans go backwards (spans that follow each other need nothing more)."""
+        pieces encode of the texts that have one, in one call), so its span is where the
+        normalizer's offsets (``spm_offsets``: computed for a text of plain ASCII, else the
+        library's) take the running sum of its pieces' lengths (``spans.flat_cuts``), as the
+        library makes its offset mapping; then ``tidy_spans`` for a text with byte pieces,
+        ``tidy_columns`` for one whose spans go backwards (spans that follow each other need
+        nothing more)."""
         import numpy as np
 
         encoded = [text.encode() for text in texts]
@@ -143,8 +147,7 @@ class SentencePieceEngine(LibraryEngine):
                                                           add_bos=False, add_eos=False,
                                                           out_type=bytes)):
                 sizes[firsts[k]:firsts[k] + counts[k]] = list(map(len, pieces))
-        offsets = [found[1] for found in self._sp.normalize(encoded, with_offsets=True)]
-        starts, ends = joined_cuts(offsets, sizes, counts, places)
+        starts, ends = flat_cuts(*self._normalized_offsets()(encoded), sizes, counts, places)
         byte_texts = (texts_with(np.isin(ids, list(self.byte_ids)), firsts) if self.byte_ids
                       else [])
         for k in sorted(set(byte_texts).union(texts_with(starts > ends, firsts))):
@@ -161,9 +164,38 @@ class SentencePieceEngine(LibraryEngine):
     def round_trips(self, lines: list[str]) -> list[bool]:
         """``decode(encode_ordinary(line)) == line`` for each line (``spm_lines``)."""
         if getattr(self, "_round_trip", None) is None:
-            self._round_trip = LineRoundTrip(self._sp, self.canonical, _field,
-                                             self.encode_ordinary_batch, self.decode_batch)
+            offsets = self._normalized_offsets()
+            self._round_trip = LineRoundTrip(self._sp, self.canonical, self._field,
+                                             self.encode_ordinary_batch, self.decode_batch,
+                                             (offsets.plain, offsets.space))
         return self._round_trip(lines)
+
+    def words_covered(self, words: list[str]) -> list[bool]:
+        """Whether each word is one token that is not special (``spm_words``)."""
+        if getattr(self, "_coverage", None) is None:
+            self.round_trips([])  # (its one-character pieces)
+            offsets, copies = self._normalized_offsets(), ""
+            if offsets.plain is not None and self.model_type in ("Unigram", "BPE"):
+                copies = "".join(chr(b) for b in range(128) if offsets.plain[b]
+                                 and not offsets.space[b])
+            self._coverage = WordCoverage(
+                {token.decode() for token in self.vocab.values()}, self._round_trip.safe, copies,
+                offsets.dummy, self.encode_ordinary_batch, set(self.special_ids.values()))
+        return self._coverage(words)
+
+    def _field(self, data: bytes, number: int):
+        """``_field``, each of the model's own fields read once (each walks all its pieces)."""
+        if data is not self.canonical:
+            return _field(data, number)
+        fields = self.__dict__.setdefault("_fields", {})
+        if number not in fields:
+            fields[number] = _field(data, number)
+        return fields[number]
+
+    def _normalized_offsets(self) -> NormalizedOffsets:
+        if getattr(self, "_offsets", None) is None:
+            self._offsets = NormalizedOffsets(self._sp, self.canonical, self._field)
+        return self._offsets
 
     def _piece_bytes(self):
         """Each piece's length in normalized bytes (numpy): a byte piece's is 1."""
