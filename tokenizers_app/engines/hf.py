@@ -20,6 +20,7 @@ from operator import itemgetter, le, lt, sub
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from ..errors import Unencodable
+from .hf_lossless import output_chars, round_trips
 from .hf_parts import LineParts, line_rule
 from .library import LibraryEngine
 from .spans import char_to_byte_offsets, span_columns, tidy_columns, tidy_spans, with_ids
@@ -66,6 +67,7 @@ class HFEngine(LibraryEngine):
         pieces = self._special.get_vocab(with_added_tokens=True)
         _check_ids(json.loads(data).get("model") or {}, pieces)  # as given: the library dedups
         self.vocab = {token_id: piece.encode() for piece, token_id in pieces.items()}
+        self._output_chars = output_chars(doc, pieces)  # what decoding can write (or None)
         added = self._special.get_added_tokens_decoder()
         self.special_ids = {added[i].content: i for i in sorted(added) if added[i].special}
         self.special_tokens = list(self.special_ids)
@@ -190,6 +192,12 @@ class HFEngine(LibraryEngine):
         """``encode_ordinary_batch(texts)``: the lines of the documents last given to
         ``span_columns`` from their ids where the pipeline allows (``hf_parts``)."""
         return self._parts.encode(texts) if self._parts else self.encode_ordinary_batch(texts)
+
+    def round_trips(self, lines: list[str]) -> list[bool]:
+        """``decode(encode_ordinary(line)) == line`` for each line, the ids from
+        ``encode_parts``; a line with a character no decoding writes is not asked
+        (``hf_lossless``)."""
+        return round_trips(lines, self._output_chars, self.encode_parts, self.decode_batch)
 
     def _spans_of(self, text: str, encoding, offset: int) -> list[tuple[int, int, int]]:
         ids, spans = encoding.ids, encoding.offsets

@@ -1,0 +1,97 @@
+"""A Hugging Face engine's lossless lines (``hf_lossless``): a line with a character that no
+decoding writes is lossy without asking the library, and every answer equals
+``decode(encode_ordinary(line)) == line`` asked of the library line by line."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from tests.bpe.corpora import SAMPLES
+from tests.engines.test_engines import KINDS
+from tests.engines.test_hf_eval import TRICKY
+from tokenizers_app.engines import read_engine_files
+from tokenizers_app.engines.hf_lossless import output_chars, round_trips
+
+ALPHABET = [" ", " ", "a", "b", "the", "The", "E", "é", "東", "🍕", ".", ",", "'", "▁", "\t",
+            "\x01", "[UNK]", "##", "<s>", "n't", " do not", "\u3000", "Ｆ", "e\u0301", "ǅ"]
+
+
+def _lines(seed: int, count: int = 400) -> list[str]:
+    rng = random.Random(seed)
+    lines = ["".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 12)))
+             for _ in range(count)]
+    for sample in SAMPLES.values():
+        lines += sample.splitlines()[:20]
+    return list(dict.fromkeys(lines + [line.rstrip("\r\n") for line in TRICKY]))
+
+
+def _asked(engine, lines: list[str]) -> list[bool]:
+    return [engine.decode(engine.encode_ordinary(line)) == line for line in lines]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("kind", ["llama-bpe", "bert-wordpiece", "unigram"])
+def test_round_trips_equal_the_library_line_by_line(kind, seed):
+    engine = read_engine_files(KINDS[kind]())
+    lines = _lines(seed)
+    engine.span_columns(["\n".join(lines[:50]) + "\n"])  # some lines' ids from a document
+    found = engine.round_trips(lines)
+    assert found == _asked(engine, lines)
+    assert any(found) and not all(found)
+
+
+def test_a_lowercasing_wordpiece_never_asks_for_a_line_with_a_capital():
+    engine = read_engine_files(KINDS["bert-wordpiece"]())
+    assert engine._output_chars is not None and "T" not in engine._output_chars
+    lines = _lines(0)
+    asked: list[str] = []
+    encode = engine.encode_ordinary_batch
+    found = round_trips(lines, engine._output_chars,
+                        lambda texts: asked.extend(texts) or encode(texts), engine.decode_batch)
+    assert found == _asked(engine, lines)
+    assert asked and not any("T" in line or "東" in line for line in asked)
+    assert set(asked) == {line for line in lines if engine._output_chars.issuperset(line)}
+
+
+def test_a_character_set_too_small_would_be_caught():
+    """The comparison can fail: leaving out a character that the decoder does write (the
+    space between tokens) calls lossless lines lossy."""
+    engine = read_engine_files(KINDS["bert-wordpiece"]())
+    words = sorted(piece.decode() for piece in engine.vocab.values()
+                   if piece.isalpha() and piece.islower())[:40]
+    lines = [" ".join(words[k:k + 3]) for k in range(0, 40, 3)]
+    assert any(_asked(engine, lines))
+    wrong = round_trips(lines, engine._output_chars - {" "}, engine.encode_ordinary_batch,
+                        engine.decode_batch)
+    assert wrong != _asked(engine, lines)
+
+
+@pytest.mark.parametrize("decoder, extra", [
+    (None, " "),
+    ({"type": "WordPiece", "prefix": "##", "cleanup": True}, " '"),
+    ({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}, " "),
+    ({"type": "Sequence", "decoders": [{"type": "Strip", "content": " ", "start": 1, "stop": 0},
+                                       {"type": "Fuse"}]}, " "),
+    ({"type": "ByteFallback"}, None),
+    ({"type": "ByteLevel"}, None),
+    ({"type": "Replace", "pattern": {"String": "▁"}, "content": "x"}, None),
+    ({"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "ByteFallback"}]}, None),
+])
+def test_the_characters_a_decoder_can_write(decoder, extra):
+    found = output_chars({"decoder": decoder}, ["ab", "▁c"])
+    assert found == (None if extra is None else frozenset("ab▁c" + extra))
+
+
+def test_an_engine_whose_decoder_writes_bytes_asks_every_line():
+    doc = json.loads(KINDS["llama-bpe"]()["tokenizer.json"])
+    doc["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": "▁"}, "content": " "}, {"type": "ByteFallback"},
+        {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}
+    engine = read_engine_files({"tokenizer.json": json.dumps(doc).encode()})
+    assert engine._output_chars is None
+    lines = _lines(2)
+    found = engine.round_trips(lines)
+    assert found == _asked(engine, lines) and any(found)

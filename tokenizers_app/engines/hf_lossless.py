@@ -1,0 +1,61 @@
+"""Lossless lines of a Hugging Face engine (``HFEngine.round_trips``) without asking the library
+about a line that cannot come back: ``decode(encode_ordinary(line)) == line`` is false for a line
+holding a character that no decoding can give.
+
+Why that is exact. The library decodes ids by taking each id's token string (the model's
+vocabulary and the added tokens, special ones too: ``skip_special_tokens=False``) and handing
+the list to the decoder, or joining it with spaces when there is none. The decoders named in
+``EXTRA`` only take characters away from their tokens (a prefix or suffix, a repeated or pad
+token, ``Strip``'s character), join the tokens (``Fuse``), or turn characters into the
+characters of ``EXTRA``: a space (``Metaspace``'s mark, ``BPEDecoder``'s suffix, ``CTC``'s word
+delimiter, the spaces put between tokens) and the apostrophe that the ``WordPiece`` and ``CTC``
+cleanups write (``" do not"`` becomes ``" don't"``); a ``Sequence`` of them only does that
+again. So every character of a decoded text is a character of some token string or of
+``EXTRA`` (``output_chars``): a line with any other character does not round-trip, whatever its
+ids. Any other decoder (``ByteFallback`` and ``ByteLevel`` turn tokens into arbitrary bytes,
+``Replace`` writes any text) gives ``None``: every line is asked of the library.
+"""
+
+from __future__ import annotations
+
+from itertools import compress
+
+EXTRA = {"WordPiece": " '", "CTC": " '", "Metaspace": " ", "BPEDecoder": " ", "Strip": "",
+         "Fuse": ""}
+NO_DECODER = " "  # the tokens joined with spaces
+
+
+def output_chars(doc: dict, tokens) -> frozenset[str] | None:
+    """Every character that the ``tokenizer.json`` ``doc`` can decode to, its token strings
+    ``tokens`` (all of them, added ones too), or ``None`` when its decoder may write others."""
+    extra = _decoder_extra(doc.get("decoder"))
+    if extra is None:
+        return None
+    return frozenset(extra).union(*map(frozenset, tokens))
+
+
+def _decoder_extra(decoder: dict | None) -> str | None:
+    if decoder is None:
+        return NO_DECODER
+    kind = decoder.get("type")
+    if kind == "Sequence":
+        parts = [_decoder_extra(part) for part in decoder.get("decoders") or []]
+        return None if None in parts else NO_DECODER + "".join(parts)
+    extra = EXTRA.get(kind)
+    return None if extra is None else NO_DECODER + extra
+
+
+def round_trips(lines: list[str], chars: frozenset[str] | None, encode, decode_batch) -> list[bool]:
+    """``decode(encode_ordinary(line)) == line`` for each line, ``encode`` giving lines' ids and
+    ``decode_batch`` decoding them: a line with a character outside ``chars`` is ``False``
+    without either (``chars`` None: none is)."""
+    found = [False] * len(lines)
+    if chars is None or chars.issuperset("".join(lines)):
+        asked = range(len(lines))
+    else:
+        asked = list(compress(range(len(lines)), map(chars.issuperset, lines)))
+    if asked:
+        texts = [lines[k] for k in asked]
+        for k, text, decoded in zip(asked, texts, decode_batch(encode(texts))):
+            found[k] = decoded == text
+    return found
