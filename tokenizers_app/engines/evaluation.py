@@ -132,7 +132,10 @@ def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -
     if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         covered.clear()
     fresh = [word for word in own if word not in covered]
-    if fresh:
+    check = getattr(tokenizer, "covers", None)  # an engine that rules words out unasked
+    if fresh and check:
+        covered.update(zip(fresh, check(fresh)))
+    elif fresh:
         special = set(tokenizer.special_ids.values())
         for word, ids in zip(fresh, encode(fresh)):
             covered[word] = len(ids) == 1 and ids[0] not in special

@@ -23,6 +23,7 @@ from ..errors import Unencodable
 from .hf_columns import batch_columns
 from .hf_lossless import output_chars, round_trips
 from .hf_parts import LineParts, line_rule
+from .hf_words import covers, model_pieces, one_token_mark
 from .library import LibraryEngine
 from .spans import char_to_byte_offsets, span_columns, tidy_columns, tidy_spans, with_ids
 
@@ -72,6 +73,8 @@ class HFEngine(LibraryEngine):
         added = self._special.get_added_tokens_decoder()
         self.special_ids = {added[i].content: i for i in sorted(added) if added[i].special}
         self.special_tokens = list(self.special_ids)
+        self._one_token = (one_token_mark(doc, rule, set(self.special_ids.values()), pieces),
+                           model_pieces(doc))  # which words may be one token (``hf_words``)
         self.unk_id = _unk_id(model, pieces)
         self.byte_ids = frozenset(pieces[p] for p in pieces if BYTE_PIECE.fullmatch(p)) \
             if model.get("byte_fallback") else frozenset()
@@ -195,6 +198,11 @@ class HFEngine(LibraryEngine):
         """``encode_ordinary_batch(texts)``: the lines of the documents last given to
         ``span_columns`` from their ids where the pipeline allows (``hf_parts``)."""
         return self._parts.encode(texts) if self._parts else self.encode_ordinary_batch(texts)
+
+    def covers(self, words: list[str]) -> list[bool]:
+        """Whether each word is one token, not special (``hf_words``: only the words that may
+        be are asked, of ``encode_parts``)."""
+        return covers(words, *self._one_token, self.encode_parts, set(self.special_ids.values()))
 
     def round_trips(self, lines: list[str]) -> list[bool]:
         """``decode(encode_ordinary(line)) == line`` for each line, the ids from
