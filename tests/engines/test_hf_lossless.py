@@ -95,3 +95,45 @@ def test_an_engine_whose_decoder_writes_bytes_asks_every_line():
     lines = _lines(2)
     found = engine.round_trips(lines)
     assert found == _asked(engine, lines) and any(found)
+
+
+@pytest.mark.parametrize("kind", ["llama-bpe", "unigram"])
+def test_without_a_decoder_only_lines_starting_as_a_decoding_can_are_asked(kind):
+    """No decoder (a file trained without one), a Metaspace pipeline: a decoded text starts
+    with the mark, ``<`` (a byte piece) or the unknown token's first character, so only such
+    lines (and empty ones) are asked; the answers equal the library's."""
+    doc = json.loads(KINDS[kind]()["tokenizer.json"])
+    doc["decoder"] = None
+    engine = read_engine_files({"tokenizer.json": json.dumps(doc).encode()})
+    assert engine._first_chars is not None and {"▁", "<"} <= engine._first_chars
+    pieces = [piece.decode() for piece in engine.vocab.values()]
+    lines = _lines(5) + pieces + [" " + piece for piece in pieces] + ["<unk>", "<s> a", "<0x41>"]
+    lines = list(dict.fromkeys(lines))
+    asked: list[str] = []
+    encode = engine.encode_ordinary_batch
+    found = round_trips(lines, engine._output_chars, lambda texts: asked.extend(texts) or
+                        encode(texts), engine.decode_batch, engine._first_chars)
+    assert found == _asked(engine, lines)
+    assert sum(found) > 20
+    assert asked and all(not line or line[0] in engine._first_chars for line in asked)
+    assert len(asked) < len(lines) / 2
+    wrong = round_trips(lines, engine._output_chars, encode, engine.decode_batch,
+                        engine._first_chars - {"▁"})
+    assert wrong != found  # (a set without the mark would be caught)
+
+
+def test_the_first_characters_are_known_only_without_a_decoder_under_metaspace():
+    from tokenizers_app.engines.hf_lossless import first_chars
+    from tokenizers_app.engines.hf_parts import line_rule
+
+    llama = {**json.loads(KINDS["llama-bpe"]()["tokenizer.json"]), "decoder": None}
+    assert first_chars(llama, line_rule(llama)) == frozenset("▁<")
+    with_decoder = {**llama, "decoder": {"type": "Fuse"}}
+    assert first_chars(with_decoder, line_rule(with_decoder)) is None
+    suffixed = {**llama, "model": {**llama["model"], "end_of_word_suffix": "</w>"}}
+    assert first_chars(suffixed, line_rule(suffixed)) is None
+    bert = json.loads(KINDS["bert-wordpiece"]()["tokenizer.json"])
+    assert first_chars({**bert, "decoder": None}, line_rule(bert)) is None
+    added = {**llama, "added_tokens": llama["added_tokens"] + [
+        {**llama["added_tokens"][0], "id": 9999, "content": "Xy", "special": True}]}
+    assert first_chars(added, line_rule(added)) == frozenset("▁<X")

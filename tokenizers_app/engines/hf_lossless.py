@@ -14,6 +14,17 @@ again. So every character of a decoded text is a character of some token string 
 ``EXTRA`` (``output_chars``): a line with any other character does not round-trip, whatever its
 ids. Any other decoder (``ByteFallback`` and ``ByteLevel`` turn tokens into arbitrary bytes,
 ``Replace`` writes any text) gives ``None``: every line is asked of the library.
+
+And without a decoder, under the ``"mark"`` pipeline of ``hf_parts`` (``Metaspace``, no
+normalizer) over a BPE (no continuing-subword prefix or end-of-word suffix) or a Unigram: a line
+that is not empty is pre-tokenized into pieces of which the first starts with the mark (the
+line's own, or the one prepended), and each piece is encoded into tokens that start from its
+characters: the model's pieces (whose strings concatenate to the piece's text), an unknown
+character's unknown token or its bytes' ``<0xNN>`` pieces, and merges of neighbours (spelled as
+both). So the first token's string starts with the mark, ``<`` or the unknown token's first
+character; decoding writes the tokens' strings joined with spaces (an added token's content for
+its id), so the decoded text starts with one of those or an added token's first character
+(``first_chars``). A line starting with any other character does not round-trip.
 """
 
 from __future__ import annotations
@@ -34,6 +45,25 @@ def output_chars(doc: dict, tokens) -> frozenset[str] | None:
     return frozenset(extra).union(*map(frozenset, tokens))
 
 
+def first_chars(doc: dict, rule) -> frozenset[str] | None:
+    """The characters that a decoded text that is not empty can start with (see the module),
+    or ``None`` when not known; ``rule``: ``doc``'s ``hf_parts.line_rule``."""
+    model = doc.get("model") or {}
+    if doc.get("decoder") is not None or not rule or rule[0] != "mark":
+        return None
+    if model.get("type") == "BPE" and not model.get("continuing_subword_prefix") \
+            and not model.get("end_of_word_suffix"):
+        unknown = model.get("unk_token")
+    elif model.get("type") == "Unigram":
+        unk_id, vocab = model.get("unk_id"), model.get("vocab") or []
+        unknown = vocab[unk_id][0] if unk_id is not None and 0 <= unk_id < len(vocab) else None
+    else:
+        return None
+    texts = [rule[1], "<"] + ([unknown] if unknown is not None else [])
+    texts += [token.get("content") or "" for token in doc.get("added_tokens") or []]
+    return None if "" in texts else frozenset(text[0] for text in texts)
+
+
 def _decoder_extra(decoder: dict | None) -> str | None:
     if decoder is None:
         return NO_DECODER
@@ -45,15 +75,18 @@ def _decoder_extra(decoder: dict | None) -> str | None:
     return None if extra is None else NO_DECODER + extra
 
 
-def round_trips(lines: list[str], chars: frozenset[str] | None, encode, decode_batch) -> list[bool]:
+def round_trips(lines: list[str], chars: frozenset[str] | None, encode, decode_batch,
+                starts: frozenset[str] | None = None) -> list[bool]:
     """``decode(encode_ordinary(line)) == line`` for each line, ``encode`` giving lines' ids and
-    ``decode_batch`` decoding them: a line with a character outside ``chars`` is ``False``
-    without either (``chars`` None: none is)."""
+    ``decode_batch`` decoding them: a line with a character outside ``chars``, or starting with
+    one outside ``starts``, is ``False`` without either (``None``: none is)."""
     found = [False] * len(lines)
     if chars is None or chars.issuperset("".join(lines)):
         asked = range(len(lines))
     else:
         asked = list(compress(range(len(lines)), map(chars.issuperset, lines)))
+    if starts is not None:
+        asked = [k for k in asked if not lines[k] or lines[k][0] in starts]
     if asked:
         texts = [lines[k] for k in asked]
         for k, text, decoded in zip(asked, texts, decode_batch(encode(texts))):
