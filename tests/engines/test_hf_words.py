@@ -56,7 +56,7 @@ def test_covers_equals_the_library_word_by_word(kind, seed):
 @pytest.mark.parametrize("kind", ["llama-bpe", "unigram"])
 def test_only_words_that_may_be_one_piece_are_asked(kind):
     engine = read_engine_files(KINDS[kind]())
-    mark, pieces = engine._one_token
+    mark, pieces, _ = engine._one_token
     assert mark == "▁"
     words = _words(engine, 3) + ["東京大学"]
     asked: list[str] = []
@@ -70,7 +70,7 @@ def test_only_words_that_may_be_one_piece_are_asked(kind):
 
 def test_a_piece_set_too_small_would_be_caught():
     engine = read_engine_files(KINDS["llama-bpe"]())
-    mark, pieces = engine._one_token
+    mark, pieces, _ = engine._one_token
     words = _words(engine, 4)
     wrong = covers(words, mark, frozenset(list(pieces)[::2]), engine.encode_ordinary_batch,
                    set(engine.special_ids.values()))
@@ -108,3 +108,39 @@ def test_a_word_of_one_unknown_character_is_asked():
     engine = read_engine_files(KINDS["llama-bpe"]())
     words = ["▁", "\x01", "東"]
     assert engine.covers(words) == _asked(engine, words)
+
+
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_a_bert_pipeline_asks_only_words_that_may_be_one_entry(lowercase):
+    """Printable ASCII words: with punctuation and more, or not in the vocabulary (lowercased
+    when the normalizer lowercases), are not covered, unasked; the rest are asked."""
+    doc = json.loads(KINDS["bert-wordpiece"]()["tokenizer.json"])
+    doc["normalizer"]["lowercase"] = lowercase
+    engine = read_engine_files({"tokenizer.json": json.dumps(doc).encode()})
+    mark, pieces, lower = engine._one_token
+    assert mark is None and lower is lowercase
+    words = _words(engine, 6) + ["The", "THE", "the", "don't", "U.S.A.", "'", "a-b", "~", "x" * 150,
+                                 "Café", "東京", "\x7f", "ab\x01"]
+    words = [word for word in dict.fromkeys(words) if word.split() == [word]]
+    asked: list[str] = []
+    found = covers(words, None, pieces, lambda texts: asked.extend(texts) or
+                   engine.encode_ordinary_batch(texts), set(engine.special_ids.values()), lower)
+    assert found == _asked(engine, words)
+    assert "don't" not in asked and "Café" in asked and 0 < len(asked) < len(words) / 2
+    assert ("THE" in asked) is lowercase
+    assert engine.covers(words) == found
+
+
+def test_the_bert_pipelines_that_allow_it():
+    from tokenizers_app.engines.hf_words import ascii_rule
+
+    bert = json.loads(KINDS["bert-wordpiece"]()["tokenizer.json"])
+    pieces = {token["content"]: token["id"] for token in bert["added_tokens"]}
+    special = set(pieces.values())
+    assert ascii_rule(bert, special, pieces) is True
+    assert ascii_rule({**bert, "normalizer": None}, special, pieces) is False
+    assert ascii_rule({**bert, "normalizer": {"type": "Lowercase"}}, special, pieces) is None
+    assert ascii_rule({**bert, "pre_tokenizer": {"type": "Whitespace"}}, special, pieces) is None
+    assert ascii_rule(bert, special - {pieces["[UNK]"]}, pieces) is None
+    llama = json.loads(KINDS["llama-bpe"]()["tokenizer.json"])
+    assert ascii_rule(llama, special, pieces) is None

@@ -23,7 +23,7 @@ from ..errors import Unencodable
 from .hf_columns import batch_columns
 from .hf_lossless import first_chars, output_chars, round_trips
 from .hf_parts import LineParts, line_rule
-from .hf_words import covers, model_pieces, one_token_mark
+from .hf_words import ascii_rule, covers, model_pieces, one_token_mark
 from .library import LibraryEngine
 from .spans import char_to_byte_offsets, span_columns, tidy_columns, tidy_spans, with_ids
 
@@ -74,8 +74,9 @@ class HFEngine(LibraryEngine):
         added = self._special.get_added_tokens_decoder()
         self.special_ids = {added[i].content: i for i in sorted(added) if added[i].special}
         self.special_tokens = list(self.special_ids)
-        self._one_token = (one_token_mark(doc, rule, set(self.special_ids.values()), pieces),
-                           model_pieces(doc))  # which words may be one token (``hf_words``)
+        special = set(self.special_ids.values())  # which words may be one token (``hf_words``)
+        self._one_token = (one_token_mark(doc, rule, special, pieces), model_pieces(doc),
+                           ascii_rule(doc, special, pieces))
         self.unk_id = _unk_id(model, pieces)
         self.byte_ids = frozenset(pieces[p] for p in pieces if BYTE_PIECE.fullmatch(p)) \
             if model.get("byte_fallback") else frozenset()
@@ -203,7 +204,9 @@ class HFEngine(LibraryEngine):
     def covers(self, words: list[str]) -> list[bool]:
         """Whether each word is one token, not special (``hf_words``: only the words that may
         be are asked, of ``encode_parts``)."""
-        return covers(words, *self._one_token, self.encode_parts, set(self.special_ids.values()))
+        mark, pieces, lowercase = self._one_token
+        return covers(words, mark, pieces, self.encode_parts, set(self.special_ids.values()),
+                      lowercase)
 
     def round_trips(self, lines: list[str]) -> list[bool]:
         """``decode(encode_ordinary(line)) == line`` for each line, the ids from

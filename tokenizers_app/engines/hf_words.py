@@ -19,6 +19,16 @@ with the mark after ``p``'s first character has 2+ tokens. Otherwise ``p`` is en
 
 So a word is covered only when ``p`` is a piece of the model's vocabulary or ``p`` has one
 character: only those are asked of the library (``covers``).
+
+And a BERT pipeline (``ascii_rule``): ``BertNormalizer`` (or none), ``BertPreTokenizer``, a
+WordPiece model whose unknown token is special. A word of printable ASCII characters (``!`` to
+``~``) is normalized to itself, lowercased when the normalizer lowercases (no such character is
+a control character, whitespace, a CJK character or accented); the pre-tokenizer makes each
+punctuation character a word of its own, and every printable ASCII character is a letter, a
+digit or punctuation, so a word with punctuation and another character is 2+ words, each 1+
+tokens. A word alone is one token when it is a vocabulary entry, else WordPiece takes a shorter
+first piece and more, or gives the unknown token (special). So such a word is covered only when
+its normalized text is in the vocabulary; other words are asked.
 """
 
 from __future__ import annotations
@@ -54,6 +64,21 @@ def one_token_mark(doc: dict, rule, special: set[int], pieces: dict[str, int]) -
     return rule[1]
 
 
+def ascii_rule(doc: dict, special: set[int], pieces: dict[str, int]) -> bool | None:
+    """Whether a BERT pipeline (see the module) lowercases, or ``None`` when ``doc`` is no
+    such pipeline."""
+    model, normalizer = doc.get("model") or {}, doc.get("normalizer")
+    if model.get("type") != "WordPiece" or doc.get("truncation") or doc.get("padding") \
+            or (doc.get("pre_tokenizer") or {}).get("type") != "BertPreTokenizer" \
+            or any(not token.get("special") for token in doc.get("added_tokens") or []):
+        return None
+    if normalizer is not None and normalizer.get("type") != "BertNormalizer":
+        return None
+    if pieces.get(model.get("unk_token") or "") not in special:
+        return None
+    return bool(normalizer and normalizer.get("lowercase", True))
+
+
 def model_pieces(doc: dict) -> frozenset[str]:
     """The model's own pieces (a Unigram's vocab is a list of ``[piece, score]``)."""
     vocab = (doc.get("model") or {}).get("vocab") or {}
@@ -63,10 +88,13 @@ def model_pieces(doc: dict) -> frozenset[str]:
 
 
 def covers(words: list[str], mark: str | None, pieces: frozenset[str], encode,
-           special: set[int]) -> list[bool]:
+           special: set[int], lowercase: bool | None = None) -> list[bool]:
     """For each word (no whitespace in it): is it one token, not special; ``encode`` gives the
-    ids of the words asked (all of them when ``mark`` is None)."""
-    if mark is None:
+    ids of the words asked (all of them when ``mark`` and ``lowercase`` are None: ``mark`` for
+    a Metaspace pipeline, ``lowercase`` from ``ascii_rule`` for a BERT one)."""
+    if mark is None and lowercase is not None:
+        asked = list(compress(range(len(words)), map(_maybe_one(lowercase, pieces), words)))
+    elif mark is None:
         asked = range(len(words))
     else:
         marked = [word if word[:1] == mark else mark + word for word in words]
@@ -77,3 +105,18 @@ def covers(words: list[str], mark: str | None, pieces: frozenset[str], encode,
         for k, ids in zip(asked, encode([words[k] for k in asked])):
             found[k] = len(ids) == 1 and ids[0] not in special
     return found
+
+
+_PRINTABLE = re.compile(r"[!-~]+")
+_LETTERS = re.compile(r"[0-9A-Za-z]+")
+
+
+def _maybe_one(lowercase: bool, pieces: frozenset[str]):
+    """Whether a word may be one token under a BERT pipeline (see the module)."""
+    def maybe(word: str) -> bool:
+        if not _PRINTABLE.fullmatch(word):
+            return True  # (not printable ASCII: asked)
+        if len(word) > 1 and not _LETTERS.fullmatch(word):
+            return False
+        return (word.lower() if lowercase else word) in pieces
+    return maybe
