@@ -137,3 +137,45 @@ def test_the_first_characters_are_known_only_without_a_decoder_under_metaspace()
     added = {**llama, "added_tokens": llama["added_tokens"] + [
         {**llama["added_tokens"][0], "id": 9999, "content": "Xy", "special": True}]}
     assert first_chars(added, line_rule(added)) == frozenset("▁<X")
+
+
+SPACED = ["the  cat", " the cat", "the cat ", "the cat", "a , b", "  ", " ", "do not", "x",
+          "the quick brown fox", "the  quick", "it 's", "don't stop", ""]
+
+
+@pytest.mark.parametrize("kind", ["bert-wordpiece", "no-decoder-llama"])
+def test_lines_with_a_space_at_an_end_or_two_in_a_row_are_not_asked(kind):
+    """WordPiece's decoder (or none) writes single spaces between tokens without spaces: such
+    lines are lossy unasked, the rest asked; the answers equal the library's."""
+    if kind == "no-decoder-llama":
+        doc = json.loads(KINDS["llama-bpe"]()["tokenizer.json"])
+        doc["decoder"] = None
+        engine = read_engine_files({"tokenizer.json": json.dumps(doc).encode()})
+    else:
+        engine = read_engine_files(KINDS[kind]())
+    assert engine._single_spaces
+    lines = SPACED + _lines(7)
+    asked: list[str] = []
+    encode = engine.encode_ordinary_batch
+    found = round_trips(lines, engine._output_chars, lambda texts: asked.extend(texts) or
+                        encode(texts), engine.decode_batch, engine._first_chars, True)
+    assert found == _asked(engine, lines) == engine.round_trips(lines)
+    assert not [line for line in asked if "  " in line or line[:1] == " " or line[-1:] == " "]
+
+
+def test_a_decoder_that_writes_spaces_of_its_own_is_not_spaced():
+    """Metaspace's decoder turns each mark into a space: two marks, two spaces, and a line
+    with two spaces in a row may round-trip (the flag would be wrong there)."""
+    from tokenizers_app.engines.hf_lossless import single_spaces
+
+    engine = read_engine_files(KINDS["unigram"]())
+    assert not engine._single_spaces
+    lines = ["the  cat", "a  b", "in  the", "x  y", "the cat"]
+    truth = _asked(engine, lines)
+    assert any(truth[:-1])
+    wrong = round_trips(lines, engine._output_chars, engine.encode_ordinary_batch,
+                        engine.decode_batch, None, True)
+    assert wrong != truth
+    assert not single_spaces({"decoder": None}, ["a", "b c"])
+    assert not single_spaces({"decoder": None}, ["a", ""])
+    assert single_spaces({"decoder": {"type": "WordPiece", "prefix": "##"}}, ["a", "##b"])

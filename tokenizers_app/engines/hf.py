@@ -21,7 +21,7 @@ from operator import itemgetter, le, lt, sub
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from ..errors import Unencodable
 from .hf_columns import batch_columns
-from .hf_lossless import first_chars, output_chars, round_trips
+from .hf_lossless import first_chars, output_chars, round_trips, single_spaces
 from .hf_parts import LineParts, line_rule
 from .hf_words import ascii_rule, covers, model_pieces, one_token_mark
 from .library import LibraryEngine
@@ -71,6 +71,7 @@ class HFEngine(LibraryEngine):
         self.vocab = {token_id: piece.encode() for piece, token_id in pieces.items()}
         self._output_chars = output_chars(doc, pieces)  # what decoding can write (or None)
         self._first_chars = first_chars(doc, rule)  # what it can start with (or None)
+        self._single_spaces = single_spaces(doc, pieces)  # never two spaces in a row
         added = self._special.get_added_tokens_decoder()
         self.special_ids = {added[i].content: i for i in sorted(added) if added[i].special}
         self.special_tokens = list(self.special_ids)
@@ -213,7 +214,7 @@ class HFEngine(LibraryEngine):
         ``encode_parts``; a line with a character no decoding writes is not asked
         (``hf_lossless``)."""
         return round_trips(lines, self._output_chars, self.encode_parts, self.decode_batch,
-                           self._first_chars)
+                           self._first_chars, self._single_spaces)
 
     def _spans_of(self, text: str, encoding, offset: int) -> list[tuple[int, int, int]]:
         ids, spans = encoding.ids, encoding.offsets

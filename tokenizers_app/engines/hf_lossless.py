@@ -25,6 +25,13 @@ both). So the first token's string starts with the mark, ``<`` or the unknown to
 character; decoding writes the tokens' strings joined with spaces (an added token's content for
 its id), so the decoded text starts with one of those or an added token's first character
 (``first_chars``). A line starting with any other character does not round-trip.
+
+Spaces (``single_spaces``): with no decoder (the tokens joined with spaces) or the
+``WordPiece`` one (each token after the first either loses its continuing prefix or gets a
+space before it, then its cleanup only turns a space and what follows into that without the
+space, or ``" do not"`` into ``" don't"``), when no token string is empty or holds a space, the
+decoded text has no space at its start or end and no two spaces in a row. A line with any of
+these does not round-trip.
 """
 
 from __future__ import annotations
@@ -64,6 +71,15 @@ def first_chars(doc: dict, rule) -> frozenset[str] | None:
     return None if "" in texts else frozenset(text[0] for text in texts)
 
 
+def single_spaces(doc: dict, tokens) -> bool:
+    """Whether a decoded text never has a space at its ends or two in a row (see the
+    module); ``tokens``: every token string, added ones too."""
+    decoder = doc.get("decoder")
+    if decoder is not None and decoder.get("type") != "WordPiece":
+        return False
+    return all(token and " " not in token for token in tokens)
+
+
 def _decoder_extra(decoder: dict | None) -> str | None:
     if decoder is None:
         return NO_DECODER
@@ -76,10 +92,11 @@ def _decoder_extra(decoder: dict | None) -> str | None:
 
 
 def round_trips(lines: list[str], chars: frozenset[str] | None, encode, decode_batch,
-                starts: frozenset[str] | None = None) -> list[bool]:
+                starts: frozenset[str] | None = None, spaced: bool = False) -> list[bool]:
     """``decode(encode_ordinary(line)) == line`` for each line, ``encode`` giving lines' ids and
     ``decode_batch`` decoding them: a line with a character outside ``chars``, or starting with
-    one outside ``starts``, is ``False`` without either (``None``: none is)."""
+    one outside ``starts`` (``None``: none is), or (``spaced``: ``single_spaces``) with a space
+    at an end or two in a row, is ``False`` without either."""
     found = [False] * len(lines)
     if chars is None or chars.issuperset("".join(lines)):
         asked = range(len(lines))
@@ -87,6 +104,9 @@ def round_trips(lines: list[str], chars: frozenset[str] | None, encode, decode_b
         asked = list(compress(range(len(lines)), map(chars.issuperset, lines)))
     if starts is not None:
         asked = [k for k in asked if not lines[k] or lines[k][0] in starts]
+    if spaced:
+        asked = [k for k in asked if lines[k][:1] != " " and lines[k][-1:] != " "
+                 and "  " not in lines[k]]
     if asked:
         texts = [lines[k] for k in asked]
         for k, text, decoded in zip(asked, texts, decode_batch(encode(texts))):
