@@ -190,7 +190,7 @@ def test_totals_equal_the_plain_path_without_any_fast_path(kind):
 
     class Plain:
         def __getattr__(self, name):
-            if name in ("span_columns", "encode_parts"):
+            if name in ("span_columns", "encode_parts", "words_covered", "round_trips"):
                 raise AttributeError(name)
             return getattr(engine, name)
 
@@ -219,3 +219,18 @@ def test_an_engine_dropped_is_freed_at_once_without_the_collector(kind):
         assert gone() is None
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("kind", ["llama-bpe", "bert-wordpiece", "unigram"])
+def test_a_few_texts_are_encoded_in_one_call_without_the_documents_places(kind):
+    """Texts of fewer characters than a tenth of the documents': encoded by ``joined``, the
+    documents' places never found; the ids are still the library's."""
+    engine = read_engine_files(KINDS[kind]())
+    docs = docs_of(VARIED) * 3 + TRICKY
+    engine.span_columns(docs)
+    few = ["quick", "東京", " the", "▁x", "a b", "", "quick"]
+    assert engine.encode_parts(few) == engine.encode_ordinary_batch(few)
+    assert engine._parts.places is None
+    many = _line_texts(docs)
+    assert engine.encode_parts(many) == engine.encode_ordinary_batch(many)
+    assert engine._parts.places is not None

@@ -83,6 +83,14 @@ def texts_with(mask, firsts) -> list[int]:
     return sorted(set((np.searchsorted(firsts, np.flatnonzero(mask), "right") - 1).tolist()))
 
 
+def text_of_tokens(id_lists: list[list[int]]):
+    """Each token's text, an array: ``text_of_tokens([[5, 6], [], [7]]) -> [0, 0, 2]``."""
+    import numpy as np
+
+    sizes = np.fromiter(map(len, id_lists), np.int64, len(id_lists))
+    return np.repeat(np.arange(len(id_lists)), sizes)
+
+
 def isin(ids, chosen: list[int]):
     """Which of an array's ids are among ``chosen`` (an array of booleans)."""
     import numpy as np
@@ -129,3 +137,34 @@ def merge_part(found, part) -> None:
             words[word] = value
         else:
             mine[0] += value[0]
+
+
+def run_chars(data: bytes, chosen, starts, ends, doc) -> int:
+    """``evaluation._chars_in`` of every text at once: the characters of the UTF-8 ``data``
+    spelled by each run of consecutive tokens that ``chosen`` (booleans) marks within one text
+    (``doc``: each token's text), a run spanning from its first token's start to its last one's
+    end. A run's bytes decoded with replacement give one character per byte that is not a
+    continuation byte (``10xxxxxx``) when both its ends fall on characters' starts (or the
+    end of ``data``: ``data`` is valid UTF-8, so the run is whole characters); any other run is
+    decoded: ``run_chars(b"a\\xc3\\xa9b", [True, True, False], [0, 1, 3], [1, 3, 4], [0, 0, 0])
+    -> 2``."""
+    import numpy as np
+
+    chosen, doc = np.asarray(chosen, bool), np.asarray(doc)
+    same = doc[1:] == doc[:-1]
+    linked = chosen[1:] & chosen[:-1] & same  # token i + 1 goes on token i's run
+    firsts = np.flatnonzero(chosen & ~np.concatenate(([False], linked)))
+    lasts = np.flatnonzero(chosen & ~np.concatenate((linked, [False])))
+    low, high = np.asarray(starts)[firsts], np.asarray(ends)[lasts]
+    lead = (np.frombuffer(data, np.uint8) & 0xC0) != 0x80
+    edge = np.concatenate((lead, [True]))  # where a character starts, or the end
+    count = np.zeros(len(data) + 1, np.int64)
+    np.cumsum(lead, out=count[1:])
+    size = len(data)
+    wide = high > low
+    low_in, high_in = np.minimum(low, size), np.minimum(high, size)
+    whole = wide & edge[low_in] & edge[high_in] & (high <= size)
+    found = int((count[high_in[whole]] - count[low_in[whole]]).sum())
+    for a, b in zip(low[wide & ~whole].tolist(), high[wide & ~whole].tolist()):
+        found += len(data[a:b].decode("utf-8", errors="replace"))
+    return found

@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, compress, filterfalse, repeat
+from itertools import compress, filterfalse, repeat
 from operator import sub
 
 from ..bpe.baselines import WORD_RE, whitespace_words
@@ -132,7 +132,7 @@ def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -
     if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
         covered.clear()
     fresh = list(filterfalse(covered.__contains__, own))
-    cover = getattr(tokenizer, "words_covered", None)  # SentencePiece's: most not encoded
+    cover = getattr(tokenizer, "words_covered", None)  # an engine that rules words out unasked
     if fresh and cover:
         covered.update(zip(fresh, cover(fresh)))
     elif fresh:
@@ -183,13 +183,14 @@ def _joined_counts(tokenizer, docs, texts, columns, found: EvalTotals, counts: C
             first = last
     counts.update(bytes=len(data), chars=sum(map(len, texts)), tokens=len(ids),
                   lines=sum(map(len, docs)), words=len(word_starts), split_words=split)
-    rare = [tokenizer.unk_id] if tokenizer.unk_id is not None else []
-    firsts = list(accumulate(map(len, id_lists), initial=0))
-    for k in batch_totals.texts_with(batch_totals.isin(ids, rare + list(tokenizer.byte_ids)),
-                                     firsts[:-1]):
-        first, last = firsts[k], firsts[k + 1]
-        _rare_chars(tokenizer, data, id_lists[k], starts[first:last].tolist(),
-                    ends[first:last].tolist(), counts)
+    # (``_rare_chars`` of each text, at once: a count is there when some text has its ids)
+    doc = None
+    for name, chosen in (("unknown_chars", [tokenizer.unk_id]),
+                         ("byte_fallback_chars", list(tokenizer.byte_ids))):
+        marked = batch_totals.isin(ids, [i for i in chosen if i is not None])
+        if marked.any():
+            doc = batch_totals.text_of_tokens(id_lists) if doc is None else doc
+            counts[name] += batch_totals.run_chars(data, marked, starts, ends, doc)
 
 
 def _rare_chars(tokenizer, data: bytes, ids, starts, ends, counts: Counter) -> None:

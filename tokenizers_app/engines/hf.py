@@ -15,12 +15,15 @@ import json
 import re
 import weakref
 from collections.abc import Iterable
-from itertools import accumulate, chain, compress
+from itertools import compress
 from operator import itemgetter, le, lt, sub
 
 from ..bpe.special_tokens import check_allowed_special, special_regex, split_special
 from ..errors import Unencodable
+from .hf_columns import batch_columns
+from .hf_lossless import first_chars, output_chars, round_trips, single_spaces
 from .hf_parts import LineParts, line_rule
+from .hf_words import ascii_rule, covers, model_pieces, one_token_mark
 from .library import LibraryEngine
 from .spans import char_to_byte_offsets, span_columns, tidy_columns, tidy_spans, with_ids
 
@@ -66,9 +69,15 @@ class HFEngine(LibraryEngine):
         pieces = self._special.get_vocab(with_added_tokens=True)
         _check_ids(json.loads(data).get("model") or {}, pieces)  # as given: the library dedups
         self.vocab = {token_id: piece.encode() for piece, token_id in pieces.items()}
+        self._output_chars = output_chars(doc, pieces)  # what decoding can write (or None)
+        self._first_chars = first_chars(doc, rule)  # what it can start with (or None)
+        self._single_spaces = single_spaces(doc, pieces)  # never two spaces in a row
         added = self._special.get_added_tokens_decoder()
         self.special_ids = {added[i].content: i for i in sorted(added) if added[i].special}
         self.special_tokens = list(self.special_ids)
+        special = set(self.special_ids.values())  # which words may be one token (``hf_words``)
+        self._one_token = (one_token_mark(doc, rule, special, pieces), model_pieces(doc),
+                           ascii_rule(doc, special, pieces))
         self.unk_id = _unk_id(model, pieces)
         self.byte_ids = frozenset(pieces[p] for p in pieces if BYTE_PIECE.fullmatch(p)) \
             if model.get("byte_fallback") else frozenset()
@@ -145,51 +154,67 @@ class HFEngine(LibraryEngine):
         kept for ``encode_parts`` (until the next call)."""
         found, char_starts = [], []
         for text in texts:
-            encoding = self._encode(self._ordinary, text)
-            ids, offsets = encoding.ids, encoding.offsets
-            chars, ends = list(map(itemgetter(0), offsets)), list(map(itemgetter(1), offsets))
-            if text.isascii():  # (an ASCII text's characters are its bytes)
-                starts, before = chars[:], chars
-            else:
-                to_bytes = char_to_byte_offsets(text)
-                starts = list(map(to_bytes.__getitem__, chars))
-                ends = list(map(to_bytes.__getitem__, ends))
-                before = starts[:]
-            if not self.byte_ids.isdisjoint(ids) and not _one_byte_each(
-                    ids, starts, ends, self.byte_ids):
-                found.append(span_columns(self._spans_of(text, encoding, 0)))
-                char_starts.append(chars if all(map(le, chars, chars[1:])) else None)
-                continue
-            found.append((ids, *tidy_columns(starts, ends)))
-            # tidying leaves the starts as they were only when they were in order already
-            char_starts.append(chars if starts == before or all(map(le, chars, chars[1:]))
-                               else None)
-        if self._parts:
-            self._parts.remember(texts, [ids for ids, _, _ in found], char_starts)
+            columns, starts = self.text_columns(text)
+            found.append(columns)
+            char_starts.append(starts)
+        self.remember(texts, [ids for ids, _, _ in found], char_starts)
         return found
+
+    def text_columns(self, text: str) -> tuple[tuple[list, list, list], list[int] | None]:
+        """``(span_columns(token_spans(text, ())), its tokens' start characters or None when
+        they are not in order)``."""
+        encoding = self.encoded(text)
+        ids, offsets = encoding.ids, encoding.offsets
+        chars, ends = list(map(itemgetter(0), offsets)), list(map(itemgetter(1), offsets))
+        if text.isascii():  # (an ASCII text's characters are its bytes)
+            starts, before = chars[:], chars
+        else:
+            to_bytes = char_to_byte_offsets(text)
+            starts = list(map(to_bytes.__getitem__, chars))
+            ends = list(map(to_bytes.__getitem__, ends))
+            before = starts[:]
+        if not self.byte_ids.isdisjoint(ids) and not _one_byte_each(
+                ids, starts, ends, self.byte_ids):
+            return (span_columns(self._spans_of(text, encoding, 0)),
+                    chars if all(map(le, chars, chars[1:])) else None)
+        columns = (ids, *tidy_columns(starts, ends))
+        # tidying leaves the starts as they were only when they were in order already
+        return columns, (chars if starts == before or all(map(le, chars, chars[1:])) else None)
+
+    def encoded(self, text: str):
+        """The library's ``Encoding`` of ``text`` (special-token text as plain text)."""
+        return self._encode(self._ordinary, text)
+
+    def remember(self, texts: list[str], ids: list[list[int]], char_starts) -> None:
+        """Keep the documents for ``encode_parts`` (``hf_parts.LineParts.remember``)."""
+        if self._parts:
+            self._parts.remember(texts, ids, char_starts)
 
     def batch_columns(self, texts: list[str]):
         """``(ids per text, ids, starts, ends, places)`` as ``SentencePieceEngine.batch_columns``
         gives them: each text's ``span_columns`` joined into arrays (numpy) over the texts
         joined, ``places`` the byte where each text starts, so a batch is counted at once
-        (``batch_totals``)."""
-        import numpy as np
-
-        found = self.span_columns(texts)
-        id_lists = [ids for ids, _, _ in found]
-        sizes = np.fromiter(map(len, id_lists), np.int64, len(found))
-        total = int(sizes.sum())
-        places = list(accumulate((len(text.encode()) for text in texts), initial=0))[:-1]
-        shift = np.repeat(np.asarray(places, np.int64), sizes)
-        ids = np.fromiter(chain.from_iterable(id_lists), np.int64, total)
-        starts = np.fromiter(chain.from_iterable(c[1] for c in found), np.int64, total) + shift
-        ends = np.fromiter(chain.from_iterable(c[2] for c in found), np.int64, total) + shift
-        return id_lists, ids, starts, ends, places
+        (``batch_totals``); made for the whole batch at once (``hf_columns``)."""
+        return batch_columns(self, texts)
 
     def encode_parts(self, texts: list[str]) -> list[list[int]]:
         """``encode_ordinary_batch(texts)``: the lines of the documents last given to
         ``span_columns`` from their ids where the pipeline allows (``hf_parts``)."""
         return self._parts.encode(texts) if self._parts else self.encode_ordinary_batch(texts)
+
+    def words_covered(self, words: list[str]) -> list[bool]:
+        """Whether each word is one token, not special (``hf_words``: only the words that may
+        be are asked, of ``encode_parts``)."""
+        mark, pieces, lowercase = self._one_token
+        return covers(words, mark, pieces, self.encode_parts, set(self.special_ids.values()),
+                      lowercase)
+
+    def round_trips(self, lines: list[str]) -> list[bool]:
+        """``decode(encode_ordinary(line)) == line`` for each line, the ids from
+        ``encode_parts``; a line with a character no decoding writes is not asked
+        (``hf_lossless``)."""
+        return round_trips(lines, self._output_chars, self.encode_parts, self.decode_batch,
+                           self._first_chars, self._single_spaces)
 
     def _spans_of(self, text: str, encoding, offset: int) -> list[tuple[int, int, int]]:
         ids, spans = encoding.ids, encoding.offsets

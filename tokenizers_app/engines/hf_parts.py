@@ -23,9 +23,11 @@ is asked of the library, text by text):
   where they stand between two spaces (from the space before), or are encoded.
 
 What is left is encoded in one library call (``LineParts.joined``): the texts joined, each
-after a newline or a space, which the pipeline cuts at as it would at the text's ends. Neither
-rule applies when the file truncates or pads, has a BPE dropout, or has an added token that is
-not special (special-token text is plain text here: ``encode_special_tokens``).
+after a newline or a space, which the pipeline cuts at as it would at the text's ends. Texts
+asked that are few (fewer characters than a tenth of the documents') are all encoded so, before
+the documents' places are found: finding them would cost more. Neither rule applies when the
+file truncates or pads, has a BPE dropout, or has an added token that is not special
+(special-token text is plain text here: ``encode_special_tokens``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from operator import itemgetter, le
 
 WHITESPACE_CUTS = ("BertPreTokenizer", "Whitespace", "WhitespaceSplit")
 HARD_SPACES = str.maketrans("\t\r\n", "   ")  # where a whitespace-cutting pipeline cuts
+FEW = 10  # texts of fewer characters than a tenth of the documents' are encoded alone
 CHARACTER_NORMALIZERS = ("BertNormalizer", "Lowercase", "NFD", "NFKD", "StripAccents")
 
 
@@ -77,6 +80,7 @@ class LineParts:
         self.places: dict[str, tuple[int, int]] | None = None
         self.pieces: dict[str, tuple[int, int]] | None = None
         self.known: dict[str, list[int]] = {}
+        self.size = 0  # the documents' characters
 
     def remember(self, texts: list[str], ids: list[list[int]],
                  starts: list[list[int] | None]) -> None:
@@ -85,8 +89,15 @@ class LineParts:
         self.docs = list(zip(texts, ids, starts))
         self.places = self.pieces = None
         self.known: dict[str, list[int]] = {}
+        self.size = sum(map(len, texts))
 
     def encode(self, texts: list[str]) -> list[list[int]]:
+        if self.places is None and sum(map(len, texts)) * FEW < self.size:
+            # a few texts: encoded in one call (``joined``) rather than the documents' places
+            # found for them (each way gives ``encode_batch``'s ids)
+            distinct = list(dict.fromkeys(texts))
+            found = dict(zip(distinct, self.joined(distinct)))
+            return [found[text] for text in texts]
         if self.places is None:
             self.places = _line_places(self.docs)
             self.pieces = _piece_places(self.docs, self.kind, self.mark)
