@@ -130,3 +130,11 @@ def test_groups_split_in_c_and_lines_of_plain_runs_equal_the_reference(split):
     plain.pop("encode_throughput_mb_s")
     assert fast == plain
     assert 0 < fast["lossless_rate"] < 1
+
+
+def test_python_white_space_is_unicode_white_space_and_four_separators():
+    """``word_runs``' premise, over every code point: ``str.isspace`` and the words' patterns'
+    ``\\s`` (``regex``) differ only at U+001C-U+001F, so ``str.split``'s pieces are the runs of
+    ``\\S`` where those are absent."""
+    found = [chr(c) for c in range(0x110000) if chr(c).isspace() != bool(WHITE.match(chr(c)))]
+    assert found == ["\x1c", "\x1d", "\x1e", "\x1f"]

@@ -13,6 +13,10 @@ from collections import Counter
 from cpython.unicode cimport Py_UNICODE_ISSPACE
 from libc.string cimport memcmp
 
+cdef struct Word:  # the word being read by ``read_words``
+    Py_ssize_t first  # its first character, or -1 between words
+    Py_ssize_t start, end, number  # the pre-token holding its first character
+
 cdef enum:
     J_LEAD = 1  # pretoken_totals' junction code bits
     J_TRAIL = 2
@@ -39,15 +43,12 @@ cdef class PreTokenTally:
     cdef readonly bint count_words
     cdef array.array word_counts_  # per pre-token: its occurrences as a whole word
     cdef object other_words  # the words that are not one pre-token -> their counts (Counter)
-    cdef Py_ssize_t *seen  # the ends, then the numbers, of the pre-tokens of the text added
-    cdef Py_ssize_t seen_room
 
     def __cinit__(self):
         init_buffers(&self.room)
 
     def __dealloc__(self):
         free_buffers(&self.room)
-        free(self.seen)
 
     def __init__(self, MergeTable table not None, dict vocab not None, special_ids,
                  const unsigned char[::1] classes not None, bint count_words=False):
@@ -76,13 +77,9 @@ cdef class PreTokenTally:
         cdef const unsigned char *table = &self.classes[0]
         cdef unsigned char code, before = 0, second = 0  # the codes of the two pre-tokens before
         cdef PyObject *found
-        cdef Py_ssize_t count = 0  # the pre-tokens seen (count_words)
-        if self.count_words and self.seen_room < n:
-            self.seen_room = n
-            self.seen = <Py_ssize_t *>realloc(self.seen, 2 * n * sizeof(Py_ssize_t))
-            if self.seen == NULL:
-                self.seen_room = 0
-                raise MemoryError()
+        cdef Word word  # the word being read (count_words)
+        word.first = -1
+        cdef list other = []  # the words that are not one pre-token, counted at the end
         while start < n:
             end = gpt2_end(kind, data, start, n, table)
             piece = PyUnicode_Substring(text, start, end)
@@ -104,40 +101,38 @@ cdef class PreTokenTally:
                     self.joins_[1] += 1
             second, before = before, code
             if self.count_words:
-                self.seen[count], self.seen[n + count] = end, number
-                count += 1
+                self.read_words(text, kind, data, start, end, number, &word, other)
             start = end
         if self.count_words:
-            self.add_words(text, kind, data, n, count)
+            if word.first >= 0:
+                self.end_word(text, kind, data, n, &word, other)
+            self.other_words.update(other)
 
-    cdef int add_words(self, str text, int kind, const void *data, Py_ssize_t n,
-                       Py_ssize_t count) except -1:
-        """Count the words of ``text`` (runs of characters that are not ``Py_UNICODE_ISSPACE``,
-        ``str.split``'s), its ``count`` pre-tokens' ends and numbers in ``seen``: a word is one
-        pre-token when that pre-token ends where the word does and starts at the word or at a
-        space just before it."""
-        cdef Py_ssize_t at = 0, first, k = 0, begin
-        cdef Py_ssize_t *ends = self.seen
-        cdef Py_ssize_t *numbers = self.seen + n
-        cdef long long *whole = self.word_counts_.data.as_longlongs
-        cdef list other = []  # counted at once, in C (Counter.update)
-        while True:
-            while at < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, at)):
-                at += 1
-            if at >= n:
-                self.other_words.update(other)
-                return 0
-            first = at
-            while at < n and not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, at)):
-                at += 1
-            while ends[k] <= first:  # the pre-token holding the word's first character
-                k += 1
-            begin = ends[k - 1] if k else 0
-            if ends[k] == at and (begin == first or (begin == first - 1 and
-                                                     PyUnicode_READ(kind, data, begin) == 32)):
-                whole[numbers[k]] += 1
-            else:
-                other.append(PyUnicode_Substring(text, first, at))
+    cdef int read_words(self, str text, int kind, const void *data, Py_ssize_t start,
+                        Py_ssize_t end, Py_ssize_t number, Word *word, list other) except -1:
+        """Read the pre-token ``number`` at ``start:end`` for words: runs of characters that are
+        not ``Py_UNICODE_ISSPACE`` (``str.split``'s). A word starting in it remembers it."""
+        cdef Py_ssize_t at
+        for at in range(start, end):
+            if Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, at)):
+                if word.first >= 0:
+                    self.end_word(text, kind, data, at, word, other)
+            elif word.first < 0:
+                word.first, word.start, word.end, word.number = at, start, end, number
+        return 0
+
+    cdef int end_word(self, str text, int kind, const void *data, Py_ssize_t at, Word *word,
+                      list other) except -1:
+        """Count the word ending at ``at``: by its pre-token's number when it is that one
+        pre-token (which ends where the word does and starts at it or at a space just before
+        it), else by its text."""
+        if word.end == at and (word.start == word.first or (
+                word.start == word.first - 1 and PyUnicode_READ(kind, data, word.start) == 32)):
+            self.word_counts_.data.as_longlongs[word.number] += 1
+        else:
+            other.append(PyUnicode_Substring(text, word.first, at))
+        word.first = -1
+        return 0
 
     cdef Py_ssize_t learn(self, str piece) except -1:
         """Number a new pre-token, merge its bytes, check that its tokens spell them, find its
@@ -222,12 +217,12 @@ cdef class PreTokenTally:
     cdef Py_ssize_t keep(self, str piece, tuple ids, unsigned char code) except -1:
         cdef Py_ssize_t number = len(self.pretokens)
         cdef long long zero = 0
-        self.index[piece] = number
-        self.pretokens.append(piece)
-        self.ids.append(ids)
         array.extend_buffer(self.counts_, <char *>&zero, 1)
         array.extend_buffer(self.word_counts_, <char *>&zero, 1)
         array.extend_buffer(self.codes, <char *>&code, 1)
+        self.pretokens.append(piece)
+        self.ids.append(ids)
+        self.index[piece] = number  # last: a number indexes its arrays only once they hold it
         return number
 
     def words(self):

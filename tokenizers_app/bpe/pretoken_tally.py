@@ -49,9 +49,10 @@ def compiled_tally(tokenizer, count_words: bool = False):
     if (compiled.PreTokenTally is None or tokenizer.algorithm != "byte_bpe"
             or tokenizer.pretokenizer._scan is None or not isinstance(table, compiled.MergeTable)):
         return None
-    tally = compiled.PreTokenTally(table, tokenizer.vocab, set(tokenizer.special_ids.values()),
-                                   character_classes(), *([True] if count_words else []))
-    return tally if not count_words or hasattr(tally, "words") else None
+    if count_words and not hasattr(compiled.PreTokenTally, "words"):
+        return None  # a build older than count_words
+    return compiled.PreTokenTally(table, tokenizer.vocab, set(tokenizer.special_ids.values()),
+                                  character_classes(), *([True] if count_words else []))
 
 
 class PlainPreTokenTally:

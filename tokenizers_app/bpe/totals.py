@@ -118,7 +118,7 @@ class RunTotals(Totals):
         self.covered: dict[str, bool] = {}  # distinct own words -> is one token
         self.by_words = _spans_are_tokens(tokenizer)  # add_runs and word_totals apply
         self.spelled: dict[str, str] = {}  # distinct run -> its tokens' spelling (add_runs)
-        self.drops: dict[str, bool | None] = {}  # -> decode drops a last suffix (None: spaces)
+        self.drops: dict[str, bool | None] = {}  # -> decode drops a last suffix (None: no tokens)
         self.word_ids: dict[str, tuple[int, ...]] = {}  # distinct word -> ids (add_runs)
         self.run_words: dict[str, list[str]] = {}  # distinct run -> its words (add_runs)
         self.odd_runs: set[str] = set()  # runs that do not spell themselves and a space
@@ -236,7 +236,7 @@ class RunTotals(Totals):
         words = split_words = own = covered_words = unknown = 0
         for run, count in self.run_counts.items():
             tokens = 0
-            for word in split(run):  # none in a run of whitespace, 1+ in any other
+            for word in split(run):  # 1+ words: white space runs are not counted
                 ids = ids_of(word)
                 tokens += len(ids)
                 if word not in covered:
