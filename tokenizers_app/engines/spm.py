@@ -18,7 +18,7 @@ from ..bpe.special_tokens import check_allowed_special, special_regex, split_spe
 from .batch_totals import texts_with
 from .library import LibraryEngine
 from .spm_lines import LineRoundTrip
-from .spm_offsets import NormalizedOffsets
+from .spm_offsets import NormalizedOffsets, varint as _varint
 from .spm_words import WordCoverage
 from .spans import flat_cuts, tidy_columns, tidy_spans, with_ids
 
@@ -286,13 +286,3 @@ def _field(data: bytes, number: int):
             return value
     return None
 
-
-def _varint(data: bytes, index: int) -> tuple[int, int]:
-    value, shift = 0, 0
-    while True:
-        byte = data[index]
-        value |= (byte & 0x7F) << shift
-        index += 1
-        if byte < 0x80:
-            return value, index
-        shift += 7

@@ -81,15 +81,15 @@ def user_defined(proto: bytes, field) -> list[bytes]:
     message of the piece (field 1) and its type (field 3))."""
     found, index = [], 0
     while index < len(proto):
-        key, index = _varint(proto, index)
+        key, index = varint(proto, index)
         wire = key & 7
         if wire == 0:
-            _, index = _varint(proto, index)
+            _, index = varint(proto, index)
             continue
         if wire != 2:  # the model's fields are varints and messages (anything else: stop)
             index += {1: 8, 5: 4}.get(wire, len(proto))
             continue
-        size, index = _varint(proto, index)
+        size, index = varint(proto, index)
         value, index = proto[index:index + size], index + size
         # (a type 4 is written 0x18 0x04: the messages without those bytes are skipped)
         if key >> 3 == 1 and b"\x18\x04" in value and field(value, 3) == 4:
@@ -97,7 +97,8 @@ def user_defined(proto: bytes, field) -> list[bytes]:
     return found
 
 
-def _varint(data: bytes, index: int) -> tuple[int, int]:
+def varint(data: bytes, index: int) -> tuple[int, int]:
+    """A protobuf varint at ``data[index:]``: ``(value, the index after it)``."""
     value, shift = 0, 0
     while True:
         byte = data[index]
