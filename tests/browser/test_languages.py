@@ -47,7 +47,8 @@ def test_a_member_uploads_a_parallel_set_and_reads_the_premium(visitor, registry
         page.click("main >> text=Languages: parallel sets")
         page.wait_for_url(f"{tab.base_url}/parallel/")
         page.click("text=Upload a parallel set")
-        accessible(tab, "parallel-upload")
+        page.wait_for_url(f"{tab.base_url}/parallel/upload/")  # (axe injected mid-navigation
+        accessible(tab, "parallel-upload")  # finds no document head)
         page.fill("#id_name", "django")
         page.set_input_files("#id_file", str(archive))
         page.click("main form button[type=submit]")
