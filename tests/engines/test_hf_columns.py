@@ -2,13 +2,12 @@
 equals the plain path: each document's ``span_columns`` (``text_columns``), moved to its byte
 place and joined, with the same documents remembered for the lines and words, on random and
 adversarial text (byte pieces to spread, shared spans, CJK, emoji, controls, empty documents),
-a real corpus's slices and multilingual text."""
+and real text in 99 languages."""
 
 from __future__ import annotations
 
 import random
 from itertools import accumulate, chain
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,11 +16,11 @@ from tests.bpe.corpora import SAMPLES, varied_text
 from tests.engines.test_engines import KINDS
 from tests.engines.test_eval_fast import VARIED, docs_of
 from tests.engines.test_hf_eval import TRICKY
+from tests.real_text import django_messages
 from tokenizers_app.engines import read_engine_files
 from tokenizers_app.engines.evaluation import batches, documents
 
 KIND_NAMES = ["llama-bpe", "bert-wordpiece", "unigram"]
-CORPORA = Path(__file__).resolve().parents[3] / "corpora"
 
 
 def plain_columns(engine, texts: list[str]):
@@ -91,16 +90,15 @@ def test_some_documents_take_the_plain_path_and_some_do_not():
     assert redone.count("\U0001F9EC x\n") == 2 and redone.count("a\nb\n") == 1  # (1: plain)
 
 
-@pytest.mark.parametrize("name", ["en_10M.txt", "multi_10M.txt"])
+@pytest.mark.parametrize("language", ["en", "multi"])
 @pytest.mark.parametrize("kind", KIND_NAMES)
-def test_real_corpus_slices(kind, name):
-    path = CORPORA / name
-    if not path.exists():
-        pytest.skip(f"no corpus at {path}")
+def test_real_text_slices(kind, language):
+    """Django's own translations: its English messages whole, and 300 kB of every language's
+    from a third of the way in, cut into documents at blank lines as evaluation does."""
     engine = read_engine_files(KINDS[kind]())
-    with open(path, "rb") as stream:
-        stream.seek(path.stat().st_size // 3)
-        data = stream.read(300_000)
-    text = data[data.find(b"\n") + 1:data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
-    for batch in batches(documents(text.splitlines(keepends=True)), 1 << 16):
+    text = django_messages(language)
+    start = text.find("\n", len(text) // 3) + 1 if language == "multi" else 0
+    lines = text[start:start + 300_000].splitlines(keepends=True)[:-1]
+    lines = [line if k % 7 else "\n" for k, line in enumerate(lines, 1)]  # some blank lines
+    for batch in batches(documents(lines), 1 << 16):
         assert_same(engine, ["".join(doc) for doc in batch])
