@@ -11,7 +11,7 @@ peer Hugging Face ``tokenizers`` on its ``tokenizer.json``), and the ``hf`` and
 ``sentencepiece`` kinds (a Llama-style BPE with byte fallback, a BERT WordPiece, a Unigram, and
 SentencePiece BPE and Unigram, trained here on the corpus's first 2 MB with the libraries' own
 trainers; peer: that library's encode). Prints seconds per run (wall; ``--cpu``: processor
-seconds of this process), median and min-max over ``--repeat`` runs, and the ratio evaluate /
+seconds of this process and its children), median and min-max over ``--repeat`` runs, and the ratio evaluate /
 peer encode; checks that the token counts agree (the peers encode special-token text as plain
 text, as ``encode_ordinary`` does: a corpus may hold a literal ``</s>``). ``--only hf,sentencepiece`` runs the kinds whose name holds one of those.
 
@@ -28,8 +28,12 @@ the totals, and prints per kind: wall seconds of the evaluation over the workers
 library encoding the same text (the same documents: in one process, a batch at a time), their
 ratio, the same in processor seconds (the parts' own, summed over the workers, against the
 library's: the work done, whatever else the machine runs), the peak RSS of each worker, and whether the merged totals equal a one-process
-evaluation's (``--no-check`` skips that second evaluation). The library kinds run in the worker
-processes themselves here, not in sandbox children.
+evaluation's (``--no-check`` skips that second evaluation).
+
+The library kinds run in this process (each worker) by default. ``--sandboxed`` runs them as a
+registry worker does: the library in a sandbox child of the process, which counts each batch
+and sends its totals back (``engines.totals_wire``); the processor seconds are then the
+child's and its parent's.
 """
 
 from __future__ import annotations
@@ -174,17 +178,50 @@ def spread(values: list[float]) -> str:
 # -- over workers ---------------------------------------------------------------------------------
 
 _LOADED = None
+SANDBOX_MEMORY = 2 * 1024 ** 3  # a registry worker's sandbox child's (ENGINE_WORKER_MEMORY_BYTES)
+
+
+def sandboxed(tokenizer):
+    """A library kind as a registry worker runs it: a ``SandboxedEngine`` whose library runs
+    in a child of this process, which counts each batch's totals (the core's kinds as they
+    are)."""
+    if not hasattr(tokenizer, "canonical"):
+        return tokenizer
+    from tokenizers_app.engines.registry import engine_digest
+    from tokenizers_app.engines.remote import SandboxedEngine
+    from tokenizers_app.engines.sandbox import EnginePool, Limits
+    from tokenizers_app.engines.untrusted import image
+
+    pool = EnginePool(1, Limits(SANDBOX_MEMORY, 24 * 3600, 3600.0), 3600.0)
+    return SandboxedEngine(image(tokenizer), lambda: pool, engine_digest(tokenizer), None)
+
+
+def processor_seconds() -> float:
+    """This process's processor seconds and its living children's (a sandbox child's)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), time.process_time()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == os.getpid():
+                total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 def _load(recipe) -> None:
     global _LOADED
-    kind, files = recipe
+    kind, files, in_sandbox = recipe
     if kind == "core":
         from tokenizers_app.bpe.formats import loads_tokenizer
 
         _LOADED = loads_tokenizer(files, "native")
     else:
         _LOADED = read_engine_files(files)
+        _LOADED = sandboxed(_LOADED) if in_sandbox else _LOADED
+        _LOADED.encode_ordinary("a")  # (a sandbox child loads it now, before the clock)
 
 
 def _evaluate_part(path: str, start: int, end: int):
@@ -192,10 +229,10 @@ def _evaluate_part(path: str, start: int, end: int):
     from tokenizers_app.engines.evaluation_pass import totals_and_words
 
     # as a registry part does: the totals, and the words (for the compare page) in one pass
-    used = time.process_time()
+    used = processor_seconds()
     totals, frequent = totals_and_words(_LOADED, part_blocks(path, start, end))
     frequent.most_common(50_000)
-    return totals.to_json(), os.getpid(), _peak_rss(), time.process_time() - used
+    return totals.to_json(), os.getpid(), _peak_rss(), processor_seconds() - used
 
 
 def _peak_rss() -> int:
@@ -208,14 +245,14 @@ def _peak_rss() -> int:
     return 0
 
 
-def recipe_of(tokenizer):
+def recipe_of(tokenizer, in_sandbox: bool = False):
     if hasattr(tokenizer, "canonical"):
         name = "tokenizer.json" if tokenizer.algorithm == "hf" else "m.model"
-        return "engine", {name: tokenizer.canonical}
-    return "core", dumps_tokenizer(tokenizer, "native")
+        return "engine", {name: tokenizer.canonical}, in_sandbox
+    return "core", dumps_tokenizer(tokenizer, "native"), False
 
 
-def over_workers(tokenizer, path: str, workers: int, part_bytes: int):
+def over_workers(tokenizer, path: str, workers: int, part_bytes: int, in_sandbox: bool = False):
     """``(merged totals, wall seconds, {worker pid: peak RSS bytes}, parts, the parts'
     processor seconds)``."""
     import multiprocessing
@@ -229,7 +266,7 @@ def over_workers(tokenizer, path: str, workers: int, part_bytes: int):
     merged, peaks, processor = EvalTotals(), {}, 0.0
     context = multiprocessing.get_context("spawn")  # a worker holds only what it reads
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_load,
-                             initargs=(recipe_of(tokenizer),)) as pool:
+                             initargs=(recipe_of(tokenizer, in_sandbox),)) as pool:
         list(pool.map(_noop, range(workers)))  # both started before the clock
         started = time.perf_counter()
         for data, pid, rss, used in pool.map(_evaluate_part,
@@ -321,7 +358,7 @@ def main_workers(opts) -> None:
               f"{'parts':>6}  totals")
         for name, tokenizer, peer in kinds(fixtures, training, opts.only):
             merged, seconds, peaks, parts, cpu = over_workers(
-                tokenizer, path, opts.workers, int(opts.part_megabytes * 1e6))
+                tokenizer, path, opts.workers, int(opts.part_megabytes * 1e6), opts.sandboxed)
             started, used, peer_tokens = time.perf_counter(), time.process_time(), 0
             for batch in library_documents(tokenizer, path):
                 peer_tokens += sum(len(peer(text)) for text in batch)
@@ -362,6 +399,9 @@ def main() -> None:
     parser.add_argument("--cpu", action="store_true",
                         help="time in processor seconds (time.process_time), not wall seconds "
                              "(one process: on a shared machine the steadier figure)")
+    parser.add_argument("--sandboxed", action="store_true",
+                        help="run the library kinds as a registry worker does: in a sandbox "
+                             "child that counts each batch (processor seconds: the child's too)")
     parser.add_argument("--only", help="run only the kinds whose name holds one of these "
                                        "comma-separated texts (hf,sentencepiece)")
     parser.add_argument("--fixtures", default=os.environ.get(
@@ -370,7 +410,7 @@ def main() -> None:
     if opts.workers:
         return main_workers(opts)
     global CLOCK
-    CLOCK = time.process_time if opts.cpu else CLOCK
+    CLOCK = (processor_seconds if opts.sandboxed else time.process_time) if opts.cpu else CLOCK
     if not opts.corpus:
         parser.error("--corpus is required without --workers")
     fixtures = Path(opts.fixtures)
@@ -384,8 +424,10 @@ def main() -> None:
     for name, tokenizer, peer in kinds(fixtures, text[:2_000_000], opts.only):
         ours, theirs, ratios = [], [], []
         texts = [t for batch in text_documents(tokenizer, blocks) for t in batch]
+        evaluated = sandboxed(tokenizer) if opts.sandboxed else tokenizer
+        evaluated.encode_ordinary("a")  # (a sandbox child loads it now, before the clock)
         for _ in range(opts.repeat):
-            metrics, seconds = timed(lambda: evaluate_as_registry(tokenizer, blocks))
+            metrics, seconds = timed(lambda: evaluate_as_registry(evaluated, blocks))
             tokens, peer_seconds = timed(lambda: sum(len(peer(t)) for t in texts))
             ours.append(seconds)
             theirs.append(peer_seconds)

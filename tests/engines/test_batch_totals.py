@@ -57,7 +57,7 @@ def test_id_counts_and_texts_with():
 def test_the_fallbacks_give_the_same_totals(kind, monkeypatch):
     """Without numpy, or with spans out of order, the batch is counted document by document."""
     engine = read_engine_files(KINDS[kind]())
-    docs = list(documents(LineCounter([VARIED + ODD + "\n\n" + VARIED])))  # lines end at \n
+    docs = ["".join(doc) for doc in documents(LineCounter([VARIED + ODD + "\n\n" + VARIED]))]  # lines end at \n
     fast = documents_totals(engine, docs, {})
     assert fast.counts["split_words"] > 0 and fast.counts["unknown_chars"] + \
         fast.counts["byte_fallback_chars"] > 0
@@ -82,7 +82,7 @@ def test_batch_columns_are_the_span_columns_joined():
 
 def test_the_collector_is_paused_during_a_batch_and_restored():
     engine = read_engine_files(KINDS["sentencepiece-unigram"]())
-    docs = list(documents(VARIED.splitlines(keepends=True)))
+    docs = ["".join(doc) for doc in documents(VARIED.splitlines(keepends=True))]
     seen = []
     original = engine.batch_columns
 
@@ -119,7 +119,7 @@ def test_a_sandboxed_engine_counts_the_same_in_its_child(kind):
     from tokenizers_app.engines.untrusted import image
 
     engine = read_engine_files(KINDS[kind]())
-    docs = list(documents(LineCounter([VARIED + ODD + "\n\n" + VARIED])))
+    docs = ["".join(doc) for doc in documents(LineCounter([VARIED + ODD + "\n\n" + VARIED]))]
     pool = EnginePool(1, Limits(512 * 1024**2, 60, 60))
     try:
         sandboxed = SandboxedEngine(image(engine), lambda: pool, engine_digest(engine), 60)
@@ -131,7 +131,7 @@ def test_a_sandboxed_engine_counts_the_same_in_its_child(kind):
 
 def test_merge_part_equals_merge():
     engine = read_engine_files(KINDS["sentencepiece-unigram"]())
-    docs = list(documents(LineCounter([VARIED + ODD + "\n\n" + VARIED])))
+    docs = ["".join(doc) for doc in documents(LineCounter([VARIED + ODD + "\n\n" + VARIED]))]
     parts = [documents_totals(engine, docs[:3], {}), documents_totals(engine, docs[2:], {}),
              documents_totals(engine, docs[1:4], {})]
     merged = EvalTotals()
@@ -146,22 +146,25 @@ def test_merge_part_equals_merge():
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_library_totals_add_the_words_as_merging_each_batch_does(kind, monkeypatch):
-    """In one process ``library_totals`` adds each batch's words to its totals at once
-    (``memo["into"]``): the same words, counts, coverage and order as each batch's totals
-    merged (``merge_part``), over batches of a few documents (words met again, words new)."""
+    """In one process ``library_totals`` counts each batch's words at once (``memo["into"]``,
+    ``running_words``): the same words, counts, coverage and order as each batch's totals
+    merged (``merge_part``), over batches of a few documents (words met again, words new),
+    and the words asked for get them with their counts."""
     from tokenizers_app.engines import evaluation
 
     engine = read_engine_files(KINDS[kind]())
     text = (VARIED + "\n\n" + VARIED.upper() + "\n\n" + ODD + "\n\n") * 2 + "tail words\n"
     blocks = text.splitlines(keepends=True)
-    small = evaluation.batches
-    monkeypatch.setattr(evaluation, "batches", lambda docs: small(docs, most=300))
-    found = evaluation.library_totals(engine, blocks)
+    monkeypatch.setattr(evaluation, "BATCH_CHARS", 300)
+    words = Counter()
+    found = evaluation.library_totals(engine, blocks, words)
     merged, memo = EvalTotals(), {}
-    parts = list(small(documents(LineCounter(blocks)), most=300))
+    parts = list(evaluation.batches(documents(LineCounter(blocks)), most=300))
     for batch in parts:
-        batch_totals.merge_part(merged, documents_totals(engine, batch, memo))
+        batch_totals.merge_part(merged, documents_totals(engine, ["".join(doc) for doc in batch],
+                                                         memo))
     assert len(parts) > 4
     assert found.comparable() == merged.comparable()
     assert list(found.words.items()) == list(merged.words.items())
     assert any(covered for _, covered in found.words.values())
+    assert words == {word: count for word, (count, _) in merged.words.items()}

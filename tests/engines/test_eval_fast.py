@@ -56,7 +56,7 @@ def test_totals_equal_the_old_path(kind):
                 raise AttributeError(name)
             return getattr(engine, name)
 
-    docs = list(documents(VARIED.splitlines(keepends=True)))
+    docs = ["".join(doc) for doc in documents(VARIED.splitlines(keepends=True))]
     fast = documents_totals(engine, docs, {})
     old = documents_totals(OldPath(), docs, {})
     assert fast.comparable() == old.comparable()
@@ -80,7 +80,7 @@ def test_a_full_memo_is_emptied_before_it_is_read(kind, monkeypatch):
     from tokenizers_app.engines import evaluation
 
     engine = read_engine_files(KINDS[kind]())
-    docs = list(documents(VARIED.splitlines(keepends=True)))
+    docs = ["".join(doc) for doc in documents(VARIED.splitlines(keepends=True))]
     whole = documents_totals(engine, docs, {})
     monkeypatch.setattr(evaluation, "COVERED_KEPT", 2)
     memo: dict = {}

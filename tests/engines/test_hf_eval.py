@@ -195,7 +195,7 @@ def test_totals_equal_the_plain_path_without_any_fast_path(kind):
             return getattr(engine, name)
 
     text = VARIED + "\n\n" + "".join(TRICKY) + "\n\n" + VARIED.upper()
-    docs = list(documents(text.splitlines(keepends=True)))
+    docs = ["".join(doc) for doc in documents(text.splitlines(keepends=True))]
     fast_memo, plain_memo = {}, {}
     for batch in (docs[: len(docs) // 2], docs[len(docs) // 2:]):
         fast = documents_totals(engine, batch, fast_memo)

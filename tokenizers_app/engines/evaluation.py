@@ -36,9 +36,9 @@ from operator import sub
 
 from ..bpe.baselines import WORD_RE, whitespace_words
 from ..bpe.eval_totals import EvalTotals
-from ..bpe.evaluation import LineCounter
 from ..bpe.metrics import word_spans
-from . import batch_totals
+from . import batch_totals, running_words
+from .document_texts import document_texts, line_count, text_batches
 from .spans import span_columns
 
 DOCUMENT_CHARS = 1 << 20  # a document (paragraph) longer than this is cut at a line end
@@ -48,17 +48,20 @@ LINE_KEPT = 200  # lines up to this many characters are remembered as lossless o
 _ODD_SPACE = re.compile("[\x1c-\x1f]")  # cut by ``str.split``, not White_Space
 
 
-def library_totals(tokenizer, blocks: Iterable[str]) -> EvalTotals:
+def library_totals(tokenizer, blocks: Iterable[str], words: Counter | None = None) -> EvalTotals:
     """The mergeable totals of a tokenizer another library encodes (or any that meets the
-    protocol) over ``"".join(blocks)``: its documents, a batch at a time (``registry``'s kinds
-    choose this or the core's)."""
+    protocol) over ``"".join(blocks)``: its documents (``document_texts``), a batch at a time
+    (``registry``'s kinds choose this or the core's); ``words``, when given, gets the totals'
+    words with their counts."""
     found = EvalTotals()
     ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts
-    memo: dict[str, object] = {"into": found}  # (in one process: the words added at once)
-    for batch in batches(documents(LineCounter(blocks))):
+    memo: dict[str, object] = {"into": found}  # (in one process: the words counted at once)
+    for batch in text_batches(document_texts(blocks, DOCUMENT_CHARS), BATCH_CHARS):
         totals = ask(batch) if ask else documents_totals(tokenizer, batch, memo)
         with batch_totals.gc_paused():
             batch_totals.merge_part(found, totals)
+    with batch_totals.gc_paused():
+        running_words.finish(found, memo, words)
     return found
 
 
@@ -91,86 +94,73 @@ def batches(docs: Iterable[list[str]], most: int = BATCH_CHARS) -> Iterator[list
         yield batch
 
 
-def documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -> EvalTotals:
-    """The totals of a batch of documents (each a list of lines), each encoded in one call;
-    ``memo`` remembers words' coverage and short lines' round trips between batches
-    (bounded); with ``memo["into"]`` (totals), the words go into those totals, not these."""
+def documents_totals(tokenizer, texts: list[str], memo: dict[str, dict]) -> EvalTotals:
+    """The totals of a batch of documents (each its text), each encoded in one call; ``memo``
+    remembers words' coverage and short lines' round trips between batches (bounded); with
+    ``memo["into"]`` (totals), the words are counted for those totals (``running_words``), not
+    put in these."""
     with batch_totals.gc_paused():
-        return _documents_totals(tokenizer, docs, memo)
+        return _documents_totals(tokenizer, texts, memo)
 
 
-def _documents_totals(tokenizer, docs: list[list[str]], memo: dict[str, dict]) -> EvalTotals:
+def _documents_totals(tokenizer, texts: list[str], memo: dict[str, dict]) -> EvalTotals:
     found, counts = EvalTotals(), Counter()
     covered = memo.setdefault("words", {})
-    texts = ["".join(doc) for doc in docs]
+    joined = "".join(texts)
     started = time.perf_counter()
     if getattr(tokenizer, "batch_columns", None) and batch_totals.numpy_found():
         columns = tokenizer.batch_columns(texts)  # the whole batch's spans as arrays
         found.seconds = time.perf_counter() - started
-        _joined_counts(tokenizer, docs, texts, columns, found, counts)
+        _joined_counts(tokenizer, joined, texts, columns, found, counts)
         all_columns = None
     else:
         fast = getattr(tokenizer, "span_columns", None)  # the library's spans as columns
         all_columns = fast(texts) if fast else [span_columns(tokenizer.token_spans(text, ()))
                                                 for text in texts]
         found.seconds = time.perf_counter() - started
-        for doc, text, (ids, starts, ends) in zip(docs, texts, all_columns):
+        for text, (ids, starts, ends) in zip(texts, all_columns):
             data = text.encode()
             words = ([match.span() for match in WORD_RE.finditer(text)]
-                     if len(data) == len(text) else _word_spans(doc))  # ASCII: chars are bytes
+                     if len(data) == len(text) else _word_spans(text))  # ASCII: chars are bytes
             found.ids.update(ids)
-            counts.update(bytes=len(data), chars=len(text), tokens=len(ids), lines=len(doc),
-                          words=len(words), split_words=count_split_words(words, starts, ends))
+            counts.update(bytes=len(data), chars=len(text), tokens=len(ids),
+                          lines=line_count(text), words=len(words),
+                          split_words=count_split_words(words, starts, ends))
             _rare_chars(tokenizer, data, ids, starts, ends, counts)
     del all_columns
     # an engine may give its documents' words and lines the ids encode_ordinary_batch gives,
     # known from the documents' encoding (``span_columns``) where its pipeline allows
     encode = getattr(tokenizer, "encode_parts", tokenizer.encode_ordinary_batch)
-    joined = "".join(texts)
-    own = Counter(joined.split() if not _ODD_SPACE.search(joined)
-                  else whitespace_words(joined))  # (``str.split`` also cuts at \x1c-\x1f)
-    if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
-        covered.clear()
-    fresh = list(filterfalse(covered.__contains__, own))
-    cover = getattr(tokenizer, "words_covered", None)  # an engine that rules words out unasked
-    if fresh and cover:
-        covered.update(zip(fresh, cover(fresh)))
-    elif fresh:
-        special = set(tokenizer.special_ids.values())
-        for word, ids in zip(fresh, encode(fresh)):
-            covered[word] = len(ids) == 1 and ids[0] not in special
-    into = memo.get("into")  # the running totals (``library_totals``), or None
-    if into is None:
-        found.words = {word: [count, covered[word]] for word, count in own.items()}
+    split = (joined.split() if not _ODD_SPACE.search(joined)
+             else whitespace_words(joined))  # (``str.split`` also cuts at \x1c-\x1f)
+    if memo.get("into") is not None:
+        running_words.count(tokenizer, memo, split, encode, counts)
     else:
-        _add_words(into, own, covered)
-    counts["own_words"] += sum(own.values())
-    counts["covered_words"] += sum(map(own.__getitem__, filter(covered.__getitem__, own)))
+        _batch_words(tokenizer, Counter(split), covered, encode, found, counts)
     counts["lossless_lines"] = _lossless_lines(tokenizer, line_counts(joined),
                                                memo.setdefault("lines", {}), encode)
     found.counts.update(counts)
     return found
 
 
-def _add_words(into: EvalTotals, own: Counter, covered: dict[str, bool]) -> None:
-    """What ``merge_part`` makes of a batch's words, without the batch's own dict: each
-    word's count added to its ``[count, covered]`` in ``into.words``, a new word's list put
-    there (the same lists, in the same order)."""
-    words = into.words
-    get = words.get
-    for word, count in own.items():
-        mine = get(word)
-        if mine is None:
-            words[word] = [count, covered[word]]
-        else:
-            mine[0] += count
+def _batch_words(tokenizer, own: Counter, covered: dict, encode, found, counts) -> None:
+    """The batch's words in its totals, each ``[count, covered]``; ``covered`` remembers the
+    words' coverage between batches."""
+    if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
+        covered.clear()
+    fresh = list(filterfalse(covered.__contains__, own))
+    covered.update(zip(fresh, running_words.coverage(tokenizer, fresh, encode)))
+    found.words = {word: [count, covered[word]] for word, count in own.items()}
+    counts["own_words"] += sum(own.values())
+    counts["covered_words"] += sum(map(own.__getitem__, filter(covered.__getitem__, own)))
 
 
-def _joined_counts(tokenizer, docs, texts, columns, found: EvalTotals, counts: Counter) -> None:
+def _joined_counts(tokenizer, joined: str, texts, columns, found: EvalTotals,
+                   counts: Counter) -> None:
     """``documents_totals``' counts from ``batch_columns`` (``batch_totals``): the documents'
     ids, and their spans as arrays over the documents joined."""
     id_lists, ids, starts, ends, places = columns
-    data = "".join(texts).encode()
+    data = joined.encode()
     found.ids.update(batch_totals.id_counts(ids))
     word_starts, word_ends = batch_totals.word_bounds(data)
     split = batch_totals.split_count(word_starts, word_ends, starts, ends)
@@ -181,8 +171,8 @@ def _joined_counts(tokenizer, docs, texts, columns, found: EvalTotals, counts: C
             split += count_split_words(words, starts[first:last].tolist(),
                                        ends[first:last].tolist())
             first = last
-    counts.update(bytes=len(data), chars=sum(map(len, texts)), tokens=len(ids),
-                  lines=sum(map(len, docs)), words=len(word_starts), split_words=split)
+    counts.update(bytes=len(data), chars=len(joined), tokens=len(ids),
+                  lines=line_count(joined), words=len(word_starts), split_words=split)
     # (``_rare_chars`` of each text, at once: a count is there when some text has its ids)
     doc = None
     for name, chosen in (("unknown_chars", [tokenizer.unk_id]),
@@ -219,19 +209,19 @@ def count_split_words(words: list[tuple[int, int]], starts: list[int], ends: lis
     return sum(map((1).__lt__, touched))
 
 
-def _word_spans(lines: list[str]) -> list[tuple[int, int]]:
-    """``metrics.word_spans`` of the whole text, line by line (a line ends in whitespace, so no
-    word crosses lines); an ASCII line's character offsets are its byte offsets."""
+def _word_spans(text: str) -> list[tuple[int, int]]:
+    """``metrics.word_spans`` of the whole text, line by line (no word holds a ``"\n"``); an
+    ASCII line's character offsets are its byte offsets."""
     spans: list[tuple[int, int]] = []
     offset = 0
-    for line in lines:
+    for line in text.split("\n"):
         if line.isascii():
             spans += [(offset + start, offset + end)
                       for start, end in map(_span, WORD_RE.finditer(line))]
-            offset += len(line)
+            offset += len(line) + 1
         else:
             spans += [(offset + start, offset + end) for start, end in word_spans(line)]
-            offset += len(line.encode())
+            offset += len(line.encode()) + 1
     return spans
 
 

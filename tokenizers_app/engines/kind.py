@@ -110,10 +110,7 @@ class TokenizerKind:
         given, gets the text's whitespace-separated words with their counts added, from the
         same pass (a library kind's are its totals' words, on Unicode White_Space; the core's
         kinds count ``str.split``'s)."""
-        totals = library_totals(tokenizer, blocks)
-        if words is not None:
-            words.update({word: count for word, (count, _) in totals.words.items()})
-        return totals
+        return library_totals(tokenizer, blocks, words)
 
     def metrics(self, tokenizer, totals: EvalTotals) -> dict:
         """The metrics of its (merged) totals."""

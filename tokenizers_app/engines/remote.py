@@ -62,12 +62,14 @@ class SandboxedEngine(LibraryEngine):
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         return self._ask("encode_ordinary_batch", texts=list(texts))["ids"]
 
-    def documents_totals(self, docs: list[list[str]]):
-        """An evaluation's batch of documents counted in the child (``evaluation
-        .documents_totals``): only the totals cross, never the tokens."""
-        from .evaluation import EvalTotals
+    def documents_totals(self, texts: list[str]):
+        """An evaluation's batch of documents (their texts) counted in the child
+        (``evaluation.documents_totals``): only the totals cross, never the tokens."""
+        from .batch_totals import gc_paused
+        from .totals_wire import from_wire
 
-        return EvalTotals.from_json(self._ask("totals", docs=docs)["totals"])
+        with gc_paused():  # (the answer's words: no cycles among them)
+            return from_wire(self._ask("totals", texts=texts)["totals"])
 
     def decode(self, ids: Iterable[int]) -> str:
         return self.decode_batch([self._known(ids)])[0]
