@@ -77,12 +77,13 @@ def test_split_words_by_bisection_equal_the_walk():
 def test_a_full_memo_is_emptied_before_it_is_read(kind, monkeypatch):
     """Past ``COVERED_KEPT`` remembered words or lines the memo is emptied; a word or line of
     the batch that was remembered is then checked again (it raised ``KeyError`` on 100 MB)."""
-    from tokenizers_app.engines import evaluation
+    from tokenizers_app.engines import evaluation, running_words
 
     engine = read_engine_files(KINDS[kind]())
     docs = ["".join(doc) for doc in documents(VARIED.splitlines(keepends=True))]
     whole = documents_totals(engine, docs, {})
-    monkeypatch.setattr(evaluation, "COVERED_KEPT", 2)
+    monkeypatch.setattr(evaluation, "COVERED_KEPT", 2)  # (the lines')
+    monkeypatch.setattr(running_words, "COVERED_KEPT", 2)  # (the words')
     memo: dict = {}
     first = documents_totals(engine, docs[:2], memo)
     assert len(memo["words"]) > 2 and len(memo["lines"]) > 2

@@ -12,7 +12,7 @@ from tests.engines.test_eval_fast import VARIED, docs_of
 from tests.real_text import django_messages
 from tokenizers_app.bpe.eval_totals import EvalTotals
 from tokenizers_app.engines import read_engine_files
-from tokenizers_app.engines.evaluation import documents_totals
+from tokenizers_app.engines.evaluation import documents_totals, documents_wire
 from tokenizers_app.engines.totals_wire import from_wire, to_wire
 
 
@@ -26,6 +26,10 @@ def test_a_batchs_totals_cross_whole(kind):
     back = from_wire(json.loads(json.dumps(to_wire(totals)).encode("ascii")))
     assert back.comparable() == totals.comparable()
     assert list(back.words) == list(totals.words) and back.seconds == totals.seconds
+    memo: dict = {}
+    wire = documents_wire(engine, texts, memo)  # a child's answer, made from the columns
+    assert from_wire(wire).comparable() == totals.comparable()
+    assert wire["words"] == to_wire(totals)["words"] and len(memo["words"]) == len(back.words)
 
 
 def test_no_words_cross_as_none():

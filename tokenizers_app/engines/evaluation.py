@@ -38,12 +38,13 @@ from ..bpe.baselines import WORD_RE, whitespace_words
 from ..bpe.eval_totals import EvalTotals
 from ..bpe.metrics import word_spans
 from . import batch_totals, running_words
+from .running_words import COVERED_KEPT
 from .document_texts import document_texts, line_count, text_batches
+from .totals_wire import to_wire
 from .spans import span_columns
 
 DOCUMENT_CHARS = 1 << 20  # a document (paragraph) longer than this is cut at a line end
 BATCH_CHARS = 1 << 20  # documents sent to the library per call, about this many characters
-COVERED_KEPT = 1 << 20  # words (and lines) whose coverage a process remembers between batches
 LINE_KEPT = 200  # lines up to this many characters are remembered as lossless or not
 _ODD_SPACE = re.compile("[\x1c-\x1f]")  # cut by ``str.split``, not White_Space
 
@@ -103,7 +104,17 @@ def documents_totals(tokenizer, texts: list[str], memo: dict[str, dict]) -> Eval
         return _documents_totals(tokenizer, texts, memo)
 
 
-def _documents_totals(tokenizer, texts: list[str], memo: dict[str, dict]) -> EvalTotals:
+def documents_wire(tokenizer, texts: list[str], memo: dict[str, dict]) -> dict:
+    """``totals_wire.to_wire(documents_totals(tokenizer, texts, memo))`` (a sandbox child's
+    answer), its words' columns made from the batch's ``Counter``, with no list per word."""
+    with batch_totals.gc_paused():
+        word_columns: list = []
+        found = _documents_totals(tokenizer, texts, memo, word_columns)
+        return to_wire(found, *word_columns)
+
+
+def _documents_totals(tokenizer, texts: list[str], memo: dict[str, dict],
+                      word_columns: list | None = None) -> EvalTotals:
     found, counts = EvalTotals(), Counter()
     covered = memo.setdefault("words", {})
     joined = "".join(texts)
@@ -136,23 +147,12 @@ def _documents_totals(tokenizer, texts: list[str], memo: dict[str, dict]) -> Eva
     if memo.get("into") is not None:
         running_words.count(tokenizer, memo, split, encode, counts)
     else:
-        _batch_words(tokenizer, Counter(split), covered, encode, found, counts)
+        running_words.batch_words(tokenizer, Counter(split), covered, encode, found, counts,
+                                  word_columns)
     counts["lossless_lines"] = _lossless_lines(tokenizer, line_counts(joined),
                                                memo.setdefault("lines", {}), encode)
     found.counts.update(counts)
     return found
-
-
-def _batch_words(tokenizer, own: Counter, covered: dict, encode, found, counts) -> None:
-    """The batch's words in its totals, each ``[count, covered]``; ``covered`` remembers the
-    words' coverage between batches."""
-    if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
-        covered.clear()
-    fresh = list(filterfalse(covered.__contains__, own))
-    covered.update(zip(fresh, running_words.coverage(tokenizer, fresh, encode)))
-    found.words = {word: [count, covered[word]] for word, count in own.items()}
-    counts["own_words"] += sum(own.values())
-    counts["covered_words"] += sum(map(own.__getitem__, filter(covered.__getitem__, own)))
 
 
 def _joined_counts(tokenizer, joined: str, texts, columns, found: EvalTotals,

@@ -2,14 +2,18 @@
 (``evaluation.library_totals``): one ``Counter`` of every word so far, filled by C
 (``Counter.update`` of a batch's words), whose new words are the ones it added last, at its
 end (a dict keeps its keys in the order they came). Only those are asked whether they are
-covered; the totals' ``[count, covered]`` per word are made once, at the end. (A sandboxed
-engine's child counts each batch's words itself, into the batch's totals.)
+covered; the totals' ``[count, covered]`` per word are made once, at the end.
+
+A sandboxed engine's child counts each batch's words itself (``batch_words``), into the
+batch's totals or, for its answer (``totals_wire``), as columns.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from itertools import compress, islice
+from itertools import compress, filterfalse, islice
+
+COVERED_KEPT = 1 << 20  # words (and lines) whose coverage a process remembers between batches
 
 
 def count(tokenizer, memo: dict, words: list[str], encode, counts: Counter) -> None:
@@ -51,3 +55,21 @@ def finish(found, memo: dict, words: Counter | None) -> None:
     found.counts["covered_words"] += sum(map(running.__getitem__, covered))
     if words is not None:
         words.update(running)
+
+
+def batch_words(tokenizer, own: Counter, covered: dict, encode, found, counts,
+                 columns: list | None) -> None:
+    """The batch's words in its totals, each ``[count, covered]`` (or, given ``columns``, put
+    there: the batch's ``Counter`` and the words' coverage, in its order); ``covered``
+    remembers the words' coverage between batches."""
+    if len(covered) > COVERED_KEPT:  # (before the fresh ones are chosen: each is looked up)
+        covered.clear()
+    fresh = list(filterfalse(covered.__contains__, own))
+    covered.update(zip(fresh, coverage(tokenizer, fresh, encode)))
+    flags = list(map(covered.__getitem__, own))
+    if columns is None:
+        found.words = {word: [count, flag] for (word, count), flag in zip(own.items(), flags)}
+    else:
+        columns += [own, flags]
+    counts["own_words"] += sum(own.values())
+    counts["covered_words"] += sum(compress(own.values(), flags))

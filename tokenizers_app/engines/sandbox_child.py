@@ -108,17 +108,14 @@ def _handle(message: dict, engines: _Engines) -> dict:
         return {"data": b64(kind_named(kind).extended_file(engine.canonical,
                                                                  additions))}
     if op == "totals":  # an evaluation's batch of documents: its totals, never its tokens
-        from .batch_totals import gc_paused
-        from .evaluation import documents_totals
-        from .totals_wire import to_wire
+        from .evaluation import documents_wire
 
         key = (digest, id(engine))
         covered = _COVERED.setdefault(key, {}) if digest else {}  # (one without is not kept)
         if len(_COVERED) > 1:  # only the engine evaluated last keeps its words
             for other in [found for found in _COVERED if found != key]:
                 del _COVERED[other]
-        with gc_paused():
-            return {"totals": to_wire(documents_totals(engine, message["texts"], covered))}
+        return {"totals": documents_wire(engine, message["texts"], covered)}
     raise ValueError(f"unknown request {op!r}")
 
 

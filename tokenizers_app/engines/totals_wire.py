@@ -10,12 +10,15 @@ from __future__ import annotations
 from ..bpe.eval_totals import EvalTotals
 
 
-def to_wire(totals: EvalTotals) -> dict:
-    words = totals.words
+def to_wire(totals: EvalTotals, words: dict | None = None, covered: list | None = None) -> dict:
+    """``words`` (a word's count by word) and ``covered`` (each one's coverage, in its order):
+    the words given as columns, not in the totals (``evaluation.documents_wire``)."""
+    if words is None:
+        words = {word: count for word, (count, _) in totals.words.items()}
+        covered = [flag for _, flag in totals.words.values()]
     return {"counts": dict(totals.counts), "ids": [list(totals.ids), list(totals.ids.values())],
-            "words": "\n".join(words), "word_counts": [value[0] for value in words.values()],
-            "covered": "".join(["1" if value[1] else "0" for value in words.values()]),
-            "seconds": totals.seconds}
+            "words": "\n".join(words), "word_counts": list(words.values()),
+            "covered": "".join(map("01".__getitem__, covered)), "seconds": totals.seconds}
 
 
 def from_wire(data: dict) -> EvalTotals:
