@@ -236,6 +236,26 @@ def test_token_spans_cover_the_characters_each_token_stands_for():
     assert (0, 17, 22) in tokenizer.token_spans(text)  # "<unk>" as the special token
 
 
+def test_a_token_inside_a_word_that_ends_in_the_suffix_spans_all_its_characters():
+    """A word that spells the suffix (``ab</w>cd``) can take a token ending in ``</w>`` before
+    its last one: that token stands for all its characters, so the spans tile the word and
+    each spells its token (the last without the suffix)."""
+    words = "ab</w>cd x</w>y ab</w> ab</w>cd " * 20
+    tokenizer = train_char_bpe([words], vocab_size=18).tokenizer()
+    text = "ab</w>cd x</w>y\n"
+    data = text.encode()
+    spans = tokenizer.token_spans(text, allowed_special=())
+    inner = [tokenizer.symbols[i] for i, _, _ in spans][:-1]
+    assert any(symbol.endswith("</w>") for symbol in inner), inner  # the case in question
+    for start, end in [(0, 8), (9, 15)]:
+        mine = [(i, s, e) for i, s, e in spans if start <= s < end]
+        assert [s for _, s, _ in mine] == [start] + [e for _, _, e in mine[:-1]]
+        assert mine[-1][2] == end
+        assert [data[s:e].decode() for _, s, e in mine] == \
+            [tokenizer.symbols[i] for i, _, _ in mine[:-1]] + \
+            [tokenizer.symbols[mine[-1][0]].removesuffix("</w>")]
+
+
 def test_token_spans_of_a_lowercased_word_end_at_the_word_end():
     tokenizer = train_char_bpe(["i̇i i"], vocab_size=10, lowercase=True).tokenizer()
     spans = tokenizer.token_spans("İİ")  # each "İ" lowercases to two characters

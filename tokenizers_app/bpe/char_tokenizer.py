@@ -213,10 +213,14 @@ class CharBPETokenizer:
 
     def _word_spans(self, word: str, offset: int) -> list[tuple[int, int, int]]:
         """The spans of one word's tokens. Where lowercasing changed the word's length they
-        are clamped to it, and the last one ends at the word's end."""
+        are clamped to it, and the last one ends at the word's end. Only the last token's
+        symbol ends the word: one before it that ends in the suffix's text (the word ``a</w>b``
+        spelled it) stands for all its characters."""
         spans, chars = [], 0
-        for token_id in self._encode_word(word):
-            text = self.symbols[token_id].removesuffix(self.suffix)
+        ids = self._encode_word(word)
+        for k, token_id in enumerate(ids, 1):
+            text = self.symbols[token_id]
+            text = text.removesuffix(self.suffix) if k == len(ids) else text
             begin, chars = chars, chars + (1 if token_id == self.unk_id else len(text))
             spans.append((token_id, offset + len(word[:begin].encode()),
                           offset + len(word[:chars].encode())))
