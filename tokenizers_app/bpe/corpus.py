@@ -115,3 +115,18 @@ def read_lines(source, max_bytes: int) -> Iterator[str]:
                 return
             yield line
             remaining -= len(line.encode())
+
+
+def sized_groups(items: Iterable, most: int, size=len) -> Iterator[list]:
+    """Consecutive items, each group up to the one that takes its ``size`` to ``most``:
+    ``list(sized_groups(["ab", "c", "de", "f"], 3)) -> [["ab", "c"], ["de", "f"]]``."""
+    group: list = []
+    total = 0
+    for item in items:
+        group.append(item)
+        total += size(item)
+        if total >= most:
+            yield group
+            group, total = [], 0
+    if group:
+        yield group

@@ -26,6 +26,7 @@ import regex
 
 from . import word_runs
 from .char_merges import compiled_word_ids
+from .corpus import sized_groups
 from .eval_totals import EvalTotals
 from .metrics import BYTE_LEVEL, count_cut_characters, metrics_of, split_flags
 
@@ -47,16 +48,7 @@ class Totals:
 
     def groups(self, lines: Iterable[str]) -> Iterator[list[str]]:
         """Consecutive lines, about ``GROUP_CHARS`` characters at a time."""
-        group: list[str] = []
-        size = 0
-        for line in lines:
-            group.append(line)
-            size += len(line)
-            if size >= GROUP_CHARS:
-                yield group
-                group, size = [], 0
-        if group:
-            yield group
+        return sized_groups(lines, GROUP_CHARS)
 
     def encode(self, lines: list[str]) -> list[list[int]]:
         """``encode_ordinary`` of each line, timed for the throughput."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from ..bpe.corpus import sized_groups
+
 _BLANK = re.compile(r"^\r?\n", re.MULTILINE)
 STRETCH_CHARS = 1 << 16  # blocks (the lines ``read_lines`` gives) joined to about this many
 
@@ -47,31 +49,13 @@ def document_texts(blocks: Iterable[str], most: int) -> Iterator[str]:
 def text_batches(texts: Iterable[str], most: int) -> Iterator[list[str]]:
     """``evaluation.batches`` of document texts: documents up to the one that takes the batch
     to ``most`` characters."""
-    batch: list[str] = []
-    size = 0
-    for text in texts:
-        batch.append(text)
-        size += len(text)
-        if size >= most:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
+    return sized_groups(texts, most)
 
 
 def _stretches(blocks: Iterable[str]) -> Iterator[str]:
     """The blocks joined into stretches of at least ``STRETCH_CHARS`` characters (the last may
     be shorter; a longer block is a stretch of its own)."""
-    pending: list[str] = []
-    size = 0
-    for block in blocks:
-        pending.append(block)
-        size += len(block)
-        if size >= STRETCH_CHARS:
-            yield "".join(pending)
-            pending, size = [], 0
-    if pending:
-        yield "".join(pending)
+    return map("".join, sized_groups(blocks, STRETCH_CHARS))
 
 
 def line_count(joined: str) -> int:

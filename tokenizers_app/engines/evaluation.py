@@ -36,6 +36,7 @@ from operator import sub
 
 from ..bpe.baselines import WORD_RE, whitespace_words
 from ..bpe.eval_totals import EvalTotals
+from ..bpe.corpus import sized_groups
 from ..bpe.metrics import word_spans
 from . import batch_totals, running_words
 from .running_words import COVERED_KEPT
@@ -83,16 +84,9 @@ def documents(lines: Iterable[str], most: int = DOCUMENT_CHARS) -> Iterator[list
 
 
 def batches(docs: Iterable[list[str]], most: int = BATCH_CHARS) -> Iterator[list[list[str]]]:
-    batch: list[list[str]] = []
-    size = 0
-    for document in docs:
-        batch.append(document)
-        size += sum(map(len, document))
-        if size >= most:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
+    """Documents (each its lines) up to the one that takes the batch to ``most`` characters
+    (``document_texts.text_batches`` of their texts)."""
+    return sized_groups(docs, most, lambda doc: sum(map(len, doc)))
 
 
 def documents_totals(tokenizer, texts: list[str], memo: dict[str, dict]) -> EvalTotals:
