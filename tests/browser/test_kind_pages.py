@@ -49,9 +49,13 @@ def _fits(tab, width: int) -> None:
     assert tab.page.evaluate("document.documentElement.scrollWidth") <= width
 
 
-@pytest.mark.parametrize("width", [1280, 390])
-def test_each_kinds_pages_describe_it_truly(visitor, every_kind, width):
-    tab = visitor(width)
+def test_each_kinds_pages_describe_it_truly(visitor, every_kind):
+    """At each width in turn, on one registry of every kind (built once for both widths)."""
+    for width in (1280, 390):
+        each_kinds_pages_describe_it_truly(visitor(width), every_kind, width)
+
+
+def each_kinds_pages_describe_it_truly(tab, every_kind, width: int) -> None:
     for name, (first, merges_say) in EXPECTED.items():
         version = every_kind[name]
         kind = describe(version.cached_tokenizer())
