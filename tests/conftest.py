@@ -52,12 +52,6 @@ XDIST_GROUPS: dict[str, str] = {}
 # ... except the tests of these modules, which are long, independent and spread over the workers
 XDIST_SPREAD = ("tests/registry/test_faults.py", "tests/registry/test_broker_restarts.py",
                 "tests/test_bench.py")
-# ... and the groups that take a process longest (a minute or more of slow tests) start first,
-# so that none of them starts late and leaves one process running alone at the end
-LONGEST_FIRST = ("tests/test_hostile_deployment.py", "tests/test_readme_api.py",
-                 "tests/browser/test_journey.py", "tests/browser/test_kind_pages.py",
-                 "tests/api/test_engine_imports.py", "tests/bpe/test_formats_tekken.py",
-                 "tests/registry/test_postgres_faults.py", "tests/browser/test_char_bpe.py")
 # a Celery worker, a server or a cluster that a test starts keeps it waiting more than working:
 # two xdist workers per core keep the cores busy (PYTEST_XDIST_AUTO_NUM_WORKERS=N to choose)
 XDIST_WORKERS_PER_CORE = 2
@@ -80,37 +74,15 @@ def xdist_group(nodeid: str) -> str | None:
     return None if module in XDIST_SPREAD else module
 
 
-def start_order(item) -> tuple[bool, int]:
-    """Where a test's group starts: the ``LONGEST_FIRST`` modules in that order, then the other
-    long tests (marked ``slow``), then the rest."""
-    module = item.nodeid.split("::", 1)[0]
-    first = LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
-    return item.get_closest_marker("slow") is None, first
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection_modifyitems(config, items):
-    """Each test in its xdist group (``--dist loadgroup``), before pytest-xdist reads the groups;
-    then, in an xdist process, the groups in ``start_order`` of their first test, so that no
-    long test starts last and the run does not wait for it alone. pytest-xdist hands out the
-    groups in the order of their first test (``--no-loadscope-reorder`` in pyproject.toml: by
-    default it hands out the groups with the most tests first, and the long ones, of a test or
-    a few, started last). The tests within a group keep the order pytest-django gave them (the
-    Django test runner's: the database tests that roll back before the ones that flush)."""
-    groups = {}
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    """Long tests first (marked ``slow``), so that none of them starts last and the run does not
+    wait for it alone; each test in its xdist group (``--dist loadgroup``)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # a stable sort
     for item in items:
         group = xdist_group(item.nodeid)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
-        groups[id(item)] = group or item.nodeid  # (pytest-xdist adds the group to the id)
-    result = yield
-    if hasattr(config, "workerinput"):
-        starts: dict[str, tuple[bool, int]] = {}
-        for item in items:
-            group = groups[id(item)]
-            starts[group] = min(starts.get(group, (True, len(LONGEST_FIRST))), start_order(item))
-        items.sort(key=lambda item: starts[groups[id(item)]])  # a stable sort
-    return result
 
 
 @pytest.fixture(scope="session")

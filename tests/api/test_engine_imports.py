@@ -94,7 +94,6 @@ def test_the_command_imports_a_sentencepiece_model_and_a_tokenizer_json(registry
                      "--format", "sentencepiece", stdout=out)
 
 
-@pytest.mark.slow
 def test_a_real_tekken_file_imports_encodes_as_mistral_common_and_downloads_as_tekken(
         client, registry, tmp_path):
     from tests.bpe.mistral import mistral_tokenizer, tekken_files

@@ -37,7 +37,6 @@ def api_schema(db):
     signals.request_finished.connect(close_old_connections)
 
 
-@pytest.mark.slow
 def test_the_api_answers_every_operation_within_its_schema(api_schema, registry):
     auth = {"Authorization": f"Bearer {registry['member_key']}"}
     operations = [result.ok() for result in api_schema.get_all_operations()]

@@ -18,7 +18,6 @@ def _read(path):
     return loads(path.read_bytes(), path.name)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("path", tekken_files(), ids=lambda p: p.name)
 def test_a_real_tekken_file_gives_mistral_commons_ids(path):
     ours, theirs = _read(path), mistral_tokenizer(path)
@@ -38,7 +37,6 @@ def test_every_special_slot_keeps_its_id_and_name(path):
     assert ours.special_ids["<s>"] == theirs.bos_id and ours.special_ids["</s>"] == theirs.eos_id
 
 
-@pytest.mark.slow
 def test_a_real_tekken_file_written_again_loads_in_mistral_common(tmp_path):
     path = tekken_files()[0]
     ours = _read(path)
