@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from bisect import bisect_left, bisect_right
@@ -56,13 +57,16 @@ def library_totals(tokenizer, blocks: Iterable[str], words: Counter | None = Non
     (``registry``'s kinds choose this or the core's); ``words``, when given, gets the totals'
     words with their counts."""
     found = EvalTotals()
-    ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts
+    ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts,
+    session = uuid.uuid4().hex if ask else None  # keeping the words until the end
     memo: dict[str, object] = {"into": found}  # (in one process: the words counted at once)
     for batch in text_batches(document_texts(blocks, DOCUMENT_CHARS), BATCH_CHARS):
-        totals = ask(batch) if ask else documents_totals(tokenizer, batch, memo)
+        totals = ask(batch, session) if ask else documents_totals(tokenizer, batch, memo)
         with batch_totals.gc_paused():
             batch_totals.merge_part(found, totals)
     with batch_totals.gc_paused():
+        if ask:
+            batch_totals.merge_part(found, tokenizer.flush_totals(session))
         running_words.finish(found, memo, words)
     return found
 

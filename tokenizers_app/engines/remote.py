@@ -40,6 +40,7 @@ class SandboxedEngine(LibraryEngine):
         self.unk_id = image["unk_id"]
         self.byte_ids = frozenset(image["byte_ids"])
         self.pool, self.digest, self.wall_seconds = pool, digest, wall_seconds
+        self._sessions: dict[str, int] = {}  # batches whose words a child keeps, by session
 
     def vocab_kinds(self):
         """``(id, piece bytes, kind, score)`` by id, as the library's engine gives them."""
@@ -62,14 +63,32 @@ class SandboxedEngine(LibraryEngine):
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         return self._ask("encode_ordinary_batch", texts=list(texts))["ids"]
 
-    def documents_totals(self, texts: list[str]):
+    def documents_totals(self, texts: list[str], session: str | None = None):
         """An evaluation's batch of documents (their texts) counted in the child
-        (``evaluation.documents_totals``): only the totals cross, never the tokens."""
+        (``evaluation.documents_totals``): only the totals cross, never the tokens. Under a
+        ``session``, the child keeps the batch's words until ``flush_totals`` asks for them
+        (``kept_words``)."""
         from .batch_totals import gc_paused
         from .totals_wire import from_wire
 
+        fields: dict = {"texts": texts}
+        if session is not None:
+            number = self._sessions.get(session, 0) + 1
+            fields.update(session=session, number=number)
         with gc_paused():  # (the answer's words: no cycles among them)
-            return from_wire(self._ask("totals", texts=texts)["totals"])
+            answer = self._ask("totals", **fields)["totals"]
+            if session is not None:  # (words that crossed early: counted anew from here)
+                self._sessions[session] = 0 if answer.get("flushed") else number
+            return from_wire(answer)
+
+    def flush_totals(self, session: str):
+        """The words the child kept for ``session`` (totals of words alone)."""
+        from .batch_totals import gc_paused
+        from .totals_wire import from_wire
+
+        number = self._sessions.pop(session, 0)
+        with gc_paused():
+            return from_wire(self._ask("flush", session=session, number=number)["totals"])
 
     def decode(self, ids: Iterable[int]) -> str:
         return self.decode_batch([self._known(ids)])[0]

@@ -83,6 +83,10 @@ def _handle(message: dict, engines: _Engines) -> dict:
     if op == "read":  # an import: recognise, check and describe the files
         files = {name: unb64(data) for name, data in message["files"].items()}
         return untrusted.read_checked(files, message.get("format"), message.get("checks") or {})
+    if op == "flush":  # an evaluation's words, kept here across its batches (kept_words)
+        from . import kept_words
+
+        return {"totals": kept_words.flush(message["session"], message["number"])}
     kind, digest = message["kind"], message["digest"]
     engine = None if op == "load" else engines.get(digest)  # a load reads the file given
     if engine is None:
@@ -115,6 +119,11 @@ def _handle(message: dict, engines: _Engines) -> dict:
         if len(_COVERED) > 1:  # only the engine evaluated last keeps its words
             for other in [found for found in _COVERED if found != key]:
                 del _COVERED[other]
+        if message.get("session"):  # its words kept here until the evaluation asks
+            from . import kept_words
+
+            return {"totals": kept_words.batch(engine, message["texts"], covered,
+                                               message["session"], message["number"])}
         return {"totals": documents_wire(engine, message["texts"], covered)}
     raise ValueError(f"unknown request {op!r}")
 
@@ -156,6 +165,10 @@ def main(argv: list[str]) -> None:
                                f"({type(exc).__name__}: {str(exc)[:200]})"}
         answer["loaded"] = list(engines.entries)
         answer["retire"] = _cpu_used() > cpu_seconds / 2
+        if answer["retire"] and "totals" in answer and message.get("session"):
+            from .kept_words import flush_into
+
+            flush_into(answer["totals"], message["session"])  # (a new child counts on)
         write_frame(stdout, answer)
 
 
