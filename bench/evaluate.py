@@ -27,7 +27,8 @@ its files, reads its byte ranges from the file, and returns its totals and its p
 the totals, and prints per kind: wall seconds of the evaluation over the workers, the kind's own
 library encoding the same text (the same documents: in one process, a batch at a time), their
 ratio, the same in processor seconds (the parts' own, summed over the workers, against the
-library's: the work done, whatever else the machine runs), the peak RSS of each worker, and whether the merged totals equal a one-process
+library's: the work done, whatever else the machine runs), the peak RSS of each worker (``+N``:
+its sandbox child's, with ``--sandboxed``), and whether the merged totals equal a one-process
 evaluation's (``--no-check`` skips that second evaluation).
 
 The library kinds run in this process (each worker) by default. ``--sandboxed`` runs them as a
@@ -232,7 +233,8 @@ def _evaluate_part(path: str, start: int, end: int):
     used = processor_seconds()
     totals, frequent = totals_and_words(_LOADED, part_blocks(path, start, end))
     frequent.most_common(50_000)
-    return totals.to_json(), os.getpid(), _peak_rss(), processor_seconds() - used
+    return (totals.to_json(), os.getpid(), (_peak_rss(), _children_peak_rss()),
+            processor_seconds() - used)
 
 
 def _peak_rss() -> int:
@@ -245,6 +247,23 @@ def _peak_rss() -> int:
     return 0
 
 
+def _children_peak_rss() -> int:
+    """The largest peak resident bytes of this process's living children (its sandbox child's,
+    which holds the library and, until they cross, the words of the part)."""
+    found = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == str(os.getpid()):
+            found = max(found, int(fields.get("VmHWM", "0 kB").split()[0]) * 1024)
+    return found
+
+
 def recipe_of(tokenizer, in_sandbox: bool = False):
     if hasattr(tokenizer, "canonical"):
         name = "tokenizer.json" if tokenizer.algorithm == "hf" else "m.model"
@@ -253,8 +272,8 @@ def recipe_of(tokenizer, in_sandbox: bool = False):
 
 
 def over_workers(tokenizer, path: str, workers: int, part_bytes: int, in_sandbox: bool = False):
-    """``(merged totals, wall seconds, {worker pid: peak RSS bytes}, parts, the parts'
-    processor seconds)``."""
+    """``(merged totals, wall seconds, {worker pid: (peak RSS bytes, its children's)}, parts,
+    the parts' processor seconds)``."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -272,7 +291,7 @@ def over_workers(tokenizer, path: str, workers: int, part_bytes: int, in_sandbox
         for data, pid, rss, used in pool.map(_evaluate_part,
                                              *zip(*[(path, a, b) for a, b in ranges])):
             merged.merge(EvalTotals.from_json(data))
-            peaks[pid] = max(peaks.get(pid, 0), rss)
+            peaks[pid] = tuple(map(max, peaks.get(pid, (0, 0)), rss))
             processor += used
         seconds = time.perf_counter() - started
     return merged, seconds, peaks, len(ranges), processor
@@ -354,7 +373,7 @@ def main_workers(opts) -> None:
               f"{opts.workers} workers, parts of {opts.part_megabytes} MB; load average "
               f"{os.getloadavg()[0]:.1f}")
         print(f"{'kind / peer':<40}{'workers s':>10}{'peer s':>9}{'ratio':>8}"
-              f"{'cpu s':>9}{'peer cpu':>9}{'ratio':>8}  {'peak RSS per worker MB':<24}"
+              f"{'cpu s':>9}{'peer cpu':>9}{'ratio':>8}  {'peak RSS per worker(+child) MB':<32}"
               f"{'parts':>6}  totals")
         for name, tokenizer, peer in kinds(fixtures, training, opts.only):
             merged, seconds, peaks, parts, cpu = over_workers(
@@ -372,10 +391,11 @@ def main_workers(opts) -> None:
             same += "" if merged.counts["tokens"] == peer_tokens else \
                 f"; tokens {merged.counts['tokens']} vs library {peer_tokens}"
             failed |= "DIFFER" in same or "library" in same
-            rss = ", ".join(f"{peak / 2**20:.0f}" for peak in peaks.values())
+            rss = ", ".join(f"{own / 2**20:.0f}" + (f"+{child / 2**20:.0f}" if child else "")
+                            for own, child in peaks.values())
             print(f"{name:<40}{seconds:>10.1f}{peer_seconds:>9.1f}"
                   f"{seconds / peer_seconds:>7.2f}x{cpu:>9.1f}{peer_cpu:>9.1f}"
-                  f"{cpu / peer_cpu:>7.2f}x  {rss:<24}{parts:>6}  {same}", flush=True)
+                  f"{cpu / peer_cpu:>7.2f}x  {rss:<32}{parts:>6}  {same}", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     sys.exit(1 if failed else 0)
 

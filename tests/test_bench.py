@@ -107,4 +107,4 @@ def test_the_evaluation_benchmark_over_two_workers_merges_to_one_process_totals(
                "--fixtures", str(gpt2_fixture_dir()))
     rows = [line for line in out.splitlines() if line.startswith(("byte_bpe", "char_bpe"))]
     assert len(rows) == 2 and all(line.endswith("equal") for line in rows), out
-    assert "peak RSS per worker MB" in out
+    assert "peak RSS per worker(+child) MB" in out
