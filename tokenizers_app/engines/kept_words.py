@@ -11,8 +11,8 @@ asks for them (``flush``), or earlier, with a batch's answer, when the child hol
 Each batch carries its number in the session since the words last crossed, and ``flush`` the
 count. A child that holds a different count (a new child: the one holding the words is gone)
 refuses the request in words, so words are never lost without an error: the evaluation's part
-fails and is evaluated again. At most ``SESSIONS_KEPT`` sessions are kept (the oldest
-forgotten: its evaluation then fails so).
+fails, and a re-evaluation redoes only the parts not done. At most ``SESSIONS_KEPT`` sessions
+are kept (the oldest forgotten: its evaluation then fails so).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .totals_wire import to_wire
 KEPT_WORDS = 1 << 20  # distinct words a session keeps before they cross with a batch's answer
 SESSIONS_KEPT = 4
 LOST = ("this evaluation's words were lost: the tokenizer process that counted them was "
-        "replaced (its part is evaluated again)")
+        "replaced; evaluate again (only the parts not done are redone)")
 _SESSIONS: OrderedDict[str, dict] = OrderedDict()
 
 
