@@ -23,7 +23,7 @@ from ..bpe.eval_totals import EvalTotals
 from .totals_wire import to_wire
 
 KEPT_WORDS = 1 << 20  # distinct words a session keeps before they cross with a batch's answer
-SESSIONS_KEPT = 4
+SESSIONS_KEPT = 2  # a worker's child evaluates one at a time: one more (a failed one's) at most
 LOST = ("this evaluation's words were lost: the tokenizer process that counted them was "
         "replaced; evaluate again (only the parts not done are redone)")
 _SESSIONS: OrderedDict[str, dict] = OrderedDict()
