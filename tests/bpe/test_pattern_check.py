@@ -2,12 +2,10 @@
 without end on some text are refused, naming the input; good ones pass."""
 
 import re
-import time
 
 import pytest
 
 from tokenizers_app.bpe.pattern_check import (
-    CHECK_SECONDS,
     RUN_CHARS,
     adversarial_inputs,
     check_pattern,
@@ -47,14 +45,15 @@ def test_patterns_with_nested_or_overlapping_repetitions_are_refused(pattern, tr
 
 
 @pytest.mark.parametrize("pattern", [
-    r"\w+|\W+", r"\S+|\s+", r"\p{L}+|\p{N}+|[^\p{L}\p{N}]+", r"[^\n]*\n|[\s\S]",
-    r"\w+|[^\w\s]+|\s+", f"(?:{GPT2_PATTERN})", f"(?:{GPT4_PATTERN})", r"(?i:[a-z]+)|[\s\S]",
+    r"\w+|\W+", r"\S+|\s+", r"\p{L}+|\p{N}+|[^\p{L}\p{N}]+", r"\w+|[^\w\s]+|\s+",
+    f"(?:{GPT2_PATTERN})", f"(?:{GPT4_PATTERN})", r"(?i:[a-z]+)|[\s\S]",
 ])
-def test_good_custom_patterns_pass_within_the_check_time(pattern):
+def test_good_custom_patterns_pass_the_check(pattern):
+    """Linear patterns pass (over ``CHECK_SECONDS`` in all would have refused one). The
+    quadratic ``[^\n]*\n|[\s\S]`` is not among them: it took 1.3 of the 2 processor seconds
+    on a quiet machine, so a loaded one may refuse it (its own test lowers the limit)."""
     assert PreTokenizer(pattern).checked  # custom: the gpt2 and gpt4 regexes in a group
-    started = time.process_time()
-    check_pattern(pattern)  # over CHECK_SECONDS in all would have refused it
-    assert time.process_time() - started < CHECK_SECONDS + 0.5
+    check_pattern(pattern)
 
 
 def test_named_patterns_are_not_tried(monkeypatch):
