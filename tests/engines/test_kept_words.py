@@ -68,7 +68,7 @@ def test_words_past_the_bound_cross_with_a_batch(monkeypatch):
     assert merged.comparable() == one.comparable()
 
 
-def test_a_retiring_child_sends_the_words_with_its_answer():
+def test_a_retiring_child_sends_the_words_with_its_answer(monkeypatch):
     """A child near its processor-time limit retires after its answer: the words it kept cross
     with that answer, and the next child counts on; the totals are one process's."""
     engine = read_engine_files(KINDS["sentencepiece-unigram"]())
@@ -83,12 +83,8 @@ def test_a_retiring_child_sends_the_words_with_its_answer():
             return answer
 
         pool.call = watched
-        evaluation_batch = evaluation.BATCH_CHARS
-        evaluation.BATCH_CHARS = 20_000  # (about 0.02 s each; some 0.8 s in all)
-        try:
-            found = library_totals(mine, [TEXT * 40])
-        finally:
-            evaluation.BATCH_CHARS = evaluation_batch
+        monkeypatch.setattr(evaluation, "BATCH_CHARS", 20_000)  # (about 0.02 s each; 0.8 s)
+        found = library_totals(mine, [TEXT * 40])
     finally:
         pool.close()
     assert True in flushed  # some answer carried the words of a retiring child
@@ -107,3 +103,30 @@ def test_a_child_that_lost_the_words_refuses_in_words():
         assert from_wire(mine._ask("flush", session="s3", number=0)["totals"]).words == {}
     finally:
         pool.close()
+
+
+def test_a_failed_evaluation_leaves_no_session_and_the_next_one_is_whole(monkeypatch):
+    """A batch that fails midway ends its session without a flush: the engine no longer
+    numbers it, and the next evaluation on the same child gives one process's totals."""
+    monkeypatch.setattr(evaluation, "BATCH_CHARS", 5_000)  # (many batches)
+    engine = read_engine_files(KINDS["sentencepiece-unigram"]())
+    mine, pool = sandboxed(engine)
+    try:
+        ask, asked = mine._ask, []
+
+        def failing(op, **fields):
+            asked.append(op)
+            if op == "totals" and len(asked) == 3:
+                raise ValueError("the library failed on this batch")
+            return ask(op, **fields)
+
+        monkeypatch.setattr(mine, "_ask", failing)
+        with pytest.raises(ValueError, match="failed on this batch"):
+            library_totals(mine, [TEXT])
+        assert mine._sessions == {}
+        monkeypatch.setattr(mine, "_ask", ask)
+        found = library_totals(mine, [TEXT])
+        assert mine._sessions == {}
+    finally:
+        pool.close()
+    assert found.comparable() == library_totals(engine, [TEXT]).comparable()

@@ -60,10 +60,15 @@ def library_totals(tokenizer, blocks: Iterable[str], words: Counter | None = Non
     ask = getattr(tokenizer, "documents_totals", None)  # a sandboxed engine's child counts,
     session = uuid.uuid4().hex if ask else None  # keeping the words until the end
     memo: dict[str, object] = {"into": found}  # (in one process: the words counted at once)
-    for batch in text_batches(document_texts(blocks, DOCUMENT_CHARS), BATCH_CHARS):
-        totals = ask(batch, session) if ask else documents_totals(tokenizer, batch, memo)
-        with batch_totals.gc_paused():
-            batch_totals.merge_part(found, totals)
+    try:
+        for batch in text_batches(document_texts(blocks, DOCUMENT_CHARS), BATCH_CHARS):
+            totals = ask(batch, session) if ask else documents_totals(tokenizer, batch, memo)
+            with batch_totals.gc_paused():
+                batch_totals.merge_part(found, totals)
+    except BaseException:  # (a failed batch: the session ends without its flush)
+        if ask:
+            tokenizer.forget_session(session)
+        raise
     with batch_totals.gc_paused():
         if ask:
             batch_totals.merge_part(found, tokenizer.flush_totals(session))

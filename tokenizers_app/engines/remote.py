@@ -90,6 +90,11 @@ class SandboxedEngine(LibraryEngine):
         with gc_paused():
             return from_wire(self._ask("flush", session=session, number=number)["totals"])
 
+    def forget_session(self, session: str) -> None:
+        """A session whose evaluation failed before its flush: its batches are no longer
+        numbered here (the child drops its words once newer sessions start: ``kept_words``)."""
+        self._sessions.pop(session, None)
+
     def decode(self, ids: Iterable[int]) -> str:
         return self.decode_batch([self._known(ids)])[0]
 
