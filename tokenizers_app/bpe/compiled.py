@@ -4,7 +4,8 @@ The merge loop (``training_loop.learn_merges``) and the per-pre-token BPE of enc
 (``encoding_loop.MergeTable``) each have a compiled twin (``training_loop_compiled.pyx``,
 ``encoding_loop_compiled.pyx``); the second also scans the gpt2 pattern (``gpt2_split``, equal to
 ``regex``'s split) and encodes with it in one pass (``MergeTable.encode_gpt2``: scan, look up,
-merge). The encode answer's writer (``TokenTable.encoding_json``) has one too
+merge) and counts an evaluation's words (``WordTally``, twin of ``word_tally.PlainWordTally``).
+The encode answer's writer (``TokenTable.encoding_json``) has one too
 (``token_table_compiled.pyx``; ``encoding_json`` here, None without it). They are built by
 ``pip install`` where a C compiler and the Python headers exist (see setup.py). Both give the
 same results to the byte (tests/bpe/test_compiled.py, tests/bpe/test_token_table.py);
@@ -23,6 +24,7 @@ import os
 
 from .encoding_loop import MergeTable as PureMergeTable
 from .training_loop import learn_merges as pure_learn_merges
+from .word_tally import PlainWordTally
 
 PURE_SWITCH = "BPE_PURE_PYTHON"
 
@@ -46,6 +48,8 @@ if _modules is not None:
     gpt2_split = _modules[1].gpt2_split  # the gpt2 pattern scanned in C (pretokenize)
     # an evaluation's counts scanned in C (pretoken_tally); None in a build older than it
     PreTokenTally = getattr(_modules[1], "PreTokenTally", None)
+    # an evaluation's words counted in C (word_tally); the plain twin in a build older than it
+    WordTally = getattr(_modules[1], "WordTally", PlainWordTally)
 else:
     CORE_PATH = (f"pure Python ({PURE_SWITCH}=1)" if os.environ.get(PURE_SWITCH) == "1"
                  else "pure Python (no compiled modules)")
@@ -53,6 +57,7 @@ else:
     MergeTable = PureMergeTable
     gpt2_split = None
     PreTokenTally = None
+    WordTally = PlainWordTally
 IS_COMPILED = _modules is not None
 
 # the encode answer written in C (token_table), on its own: a build older than this module

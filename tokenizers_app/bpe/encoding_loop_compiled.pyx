@@ -391,3 +391,4 @@ cdef void free_buffers(Buffers *room) noexcept:
 # -- the gpt2 pattern, scanned: gpt2_end (used by encode_gpt2) and gpt2_split -------------------
 include "gpt2_scan.pxi"
 include "pretoken_tally.pxi"
+include "word_tally.pxi"

@@ -145,11 +145,11 @@ def _documents_totals(tokenizer, texts: list[str], memo: dict[str, dict],
     # an engine may give its documents' words and lines the ids encode_ordinary_batch gives,
     # known from the documents' encoding (``span_columns``) where its pipeline allows
     encode = getattr(tokenizer, "encode_parts", tokenizer.encode_ordinary_batch)
-    split = (joined.split() if not _ODD_SPACE.search(joined)
-             else whitespace_words(joined))  # (``str.split`` also cuts at \x1c-\x1f)
     if memo.get("into") is not None:
-        running_words.count(tokenizer, memo, split, encode, counts)
+        running_words.count(tokenizer, memo, joined, encode, counts)
     else:
+        split = (joined.split() if not _ODD_SPACE.search(joined)
+                 else whitespace_words(joined))  # (``str.split`` also cuts at \x1c-\x1f)
         running_words.batch_words(tokenizer, Counter(split), covered, encode, found, counts,
                                   word_columns)
     counts["lossless_lines"] = _lossless_lines(tokenizer, line_counts(joined),

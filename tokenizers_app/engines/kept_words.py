@@ -3,7 +3,7 @@ parent once rather than with every batch.
 
 A sandboxed engine's evaluation (``evaluation.library_totals``) names a *session*. Each batch
 sent under it is counted in the child as one process counts its batches
-(``running_words.count``: one ``Counter`` of the session's words, only its new words asked
+(``running_words.count``: one tally of the session's words, only its new words asked
 whether they are covered) and answered without its words. The words cross when the evaluation
 asks for them (``flush``), or earlier, with a batch's answer, when the child holds more than
 ``KEPT_WORDS`` of them or is about to retire (near its processor-time limit: ``flush_into``).
@@ -75,7 +75,8 @@ def flush_into(wire: dict, session: str) -> None:
 
 
 def _words_wire(state: dict) -> dict:
-    running, covered = state.get("running", Counter()), state.get("covered", set())
+    running = state["running"].counter() if "running" in state else Counter()
+    covered = state.get("covered", set())
     totals = EvalTotals()
     found = sum(map(running.__getitem__, covered))
     if found:

@@ -1,7 +1,7 @@
 """An evaluation's words when its batches are counted in its own process
-(``evaluation.library_totals``): one ``Counter`` of every word so far, filled by C
-(``Counter.update`` of a batch's words), whose new words are the ones it added last, at its
-end (a dict keeps its keys in the order they came). Only those are asked whether they are
+(``evaluation.library_totals``): one tally of every word so far (``bpe.compiled.WordTally``:
+hashed in C where each word stands in the batch, a string made only for a new one; or its plain
+twin, a ``Counter``), which answers a batch's new words. Only those are asked whether they are
 covered; the totals' ``[count, covered]`` per word are made once, at the end.
 
 A sandboxed engine's child counts each batch's words itself (``batch_words``), into the
@@ -11,22 +11,25 @@ batch's totals or, for its answer (``totals_wire``), as columns.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import compress, filterfalse, islice
+from itertools import compress, filterfalse
+
+from ..bpe.compiled import WordTally
 
 COVERED_KEPT = 1 << 20  # words (and lines) whose coverage a process remembers between batches
 
 
-def count(tokenizer, memo: dict, words: list[str], encode, counts: Counter) -> None:
-    """A batch's ``words`` (whitespace-separated, in order) added to ``memo["running"]``, the
-    new ones' coverage to ``memo["covered"]`` (the covered words)."""
-    running = memo.setdefault("running", Counter())
-    known = len(running)
-    running.update(words)
-    fresh = list(islice(running, known, None))
+def count(tokenizer, memo: dict, text: str, encode, counts: Counter) -> None:
+    """A batch's whitespace-separated words (of ``text``, its documents joined) added to
+    ``memo["running"]`` (a ``WordTally``), the new ones' coverage to ``memo["covered"]`` (the
+    covered words)."""
+    running = memo.get("running")
+    if running is None:
+        running = memo["running"] = WordTally()
+    found, fresh = running.add(text)
     if fresh:
         covered = memo.setdefault("covered", set())
         covered.update(compress(fresh, coverage(tokenizer, fresh, encode)))
-    counts["own_words"] += len(words)
+    counts["own_words"] += found
 
 
 def coverage(tokenizer, words: list[str], encode) -> list[bool]:
@@ -50,7 +53,7 @@ def finish(found, memo: dict, words: Counter | None) -> None:
         if words is not None:
             words.update({word: n for word, (n, _) in found.words.items()})
         return
-    covered = memo.get("covered", set())
+    running, covered = running.counter(), memo.get("covered", set())
     found.words = {word: [n, word in covered] for word, n in running.items()}
     found.counts["covered_words"] += sum(map(running.__getitem__, covered))
     if words is not None:
