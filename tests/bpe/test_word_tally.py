@@ -77,3 +77,14 @@ def test_the_compiled_tally_grows_past_many_distinct_words():
     fast = tallied(compiled.WordTally(), texts)
     assert fast == tallied(PlainWordTally(), texts)
     assert fast[2] == 100_000 and sum(n for _, n in fast[1]) == sum(a for a, _ in fast[0])
+
+
+def test_the_plain_twins_white_space_is_unicodes():
+    import sys
+
+    import regex
+
+    from tokenizers_app.bpe.word_tally import WHITE_SPACE
+
+    assert set(WHITE_SPACE) == {chr(c) for c in range(sys.maxunicode + 1)
+                                if regex.match(r"\p{White_Space}", chr(c))}

@@ -19,6 +19,10 @@ from collections import Counter
 from itertools import islice
 
 _ODD_SPACE = re.compile("[\x1c-\x1f]")  # cut by ``str.split``, not White_Space
+# Unicode White_Space (``baselines.WORD_RE``'s, which imports the compiled core: tests compare)
+WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+               + "\u2028\u2029\u202f\u205f\u3000")
+_WORD = re.compile("[^%s]+" % "".join(map(re.escape, WHITE_SPACE)))
 
 
 class PlainWordTally:
@@ -29,12 +33,7 @@ class PlainWordTally:
 
     def add(self, text: str) -> tuple[int, list[str]]:
         """``(words in text, the new ones in the order first seen)``."""
-        if _ODD_SPACE.search(text):
-            from .baselines import whitespace_words  # (baselines imports the compiled core)
-
-            words = whitespace_words(text)
-        else:
-            words = text.split()
+        words = text.split() if not _ODD_SPACE.search(text) else _WORD.findall(text)
         known = len(self._counts)
         self._counts.update(words)
         return len(words), list(islice(self._counts, known, None))
